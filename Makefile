@@ -1,0 +1,71 @@
+# ssisim developer targets. Quick start: `make run` (simulator) and `make test` (the whole suite).
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+HEADLESS := .venv-headless
+BIN := $(VENV)/bin
+# Libraries Qt needs on a bare Debian/Ubuntu (offscreen and real windows), and numba's OpenMP layer.
+QT_LIBS := libglib2.0-0 libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 \
+	libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 \
+	libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 libgomp1
+
+.PHONY: run test setup setup-test syslibs bench lint clean
+
+run: setup syslibs
+	$(BIN)/ssisim run demo
+
+test: setup-test syslibs
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest
+	@echo "== engine and CLI tests again, in a venv without Qt =="
+	$(HEADLESS)/bin/python -m pytest tests/engine tests/scenarios tests/cli -p no:pytestqt
+
+bench: setup
+	$(BIN)/ssisim bench
+
+# The venv, rebuilt when pyproject.toml changes.
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.setup: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[gui]'
+	touch $@
+
+$(VENV)/.setup-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[gui,test]'
+	touch $@
+
+$(HEADLESS)/.setup: pyproject.toml
+	$(PYTHON) -m venv $(HEADLESS)
+	$(HEADLESS)/bin/python -m pip install -q --upgrade pip
+	$(HEADLESS)/bin/python -m pip install -q -e . pytest hypothesis
+	@if $(HEADLESS)/bin/python -c "import PySide6" 2>/dev/null; then \
+		echo "$(HEADLESS) must not have PySide6"; exit 1; fi
+	touch $@
+
+setup: $(VENV)/.setup
+
+setup-test: $(VENV)/.setup-test $(HEADLESS)/.setup
+
+# As root, install what Qt needs; otherwise say exactly what to install.
+syslibs:
+	@missing=""; for p in $(QT_LIBS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then \
+		echo "note: could not check system libraries (no apt-get); Qt needs:$$missing"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "installing system libraries:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else \
+		echo "The desktop app needs system libraries; install them with:"; \
+		echo "  sudo apt-get install -y$$missing"; \
+	fi
+
+lint: setup-test
+	$(BIN)/lint-imports
+
+clean:
+	rm -rf $(VENV) $(HEADLESS) build *.egg-info

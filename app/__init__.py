@@ -1,0 +1,1 @@
+"""The Qt desktop app: a view of the engine."""

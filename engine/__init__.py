@@ -1,0 +1,34 @@
+"""The ssisim engine: a page-level simulation of z/VM SSI clusters. No Qt here.
+
+This is the one public module; the app and the CLI use only what it exports.
+"""
+
+from ._commands import known_verb
+from ._config import (
+    ChpidConfig,
+    GuestConfig,
+    LinkConfig,
+    MemberConfig,
+    ScenarioConfig,
+    TimelineEntry,
+    VolumeConfig,
+    WorkloadSpec,
+)
+from ._cp import CPError
+from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
+from ._sim import CPResponse, Event, Simulation
+from ._state import DISPATCH, DORMANT, ELIGIBLE, LOGGED_OFF, GuestSnapshot, MemberSnapshot, Snapshot
+from ._store import RunStore, StoreError, default_db_path
+from ._summary import build_summary, format_summary
+from ._units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size_to_pages
+from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
+
+__all__ = [
+    "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "LOGGED_OFF", "PAGES_PER_GB",
+    "PAGES_PER_MB", "WORKLOAD_TYPES", "CPError", "CPResponse", "ChpidConfig", "Event",
+    "GuestConfig", "GuestSnapshot", "LinkConfig", "MemberConfig", "MemberSnapshot", "RunStore",
+    "ScenarioConfig", "ScenarioError", "Simulation", "Snapshot", "StoreError", "TimelineEntry",
+    "VolumeConfig", "WorkloadError", "WorkloadSpec", "build_summary", "default_db_path",
+    "format_size", "format_summary", "known_verb", "load_scenario", "loads_scenario",
+    "parse_size_mb", "size_to_pages", "workload_names",
+]

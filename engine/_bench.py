@@ -1,0 +1,135 @@
+"""Benchmarks behind ``ssisim bench``: each measures one figure and compares it to its target.
+
+Wall-clock time is read here, and only here, to measure the engine; it never enters a simulation.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from . import _kernels as K
+from ._config import GuestConfig, MemberConfig, ScenarioConfig, VolumeConfig, WorkloadSpec
+from ._scenario import load_scenario
+from ._sim import Simulation
+from ._units import PAGES_PER_GB
+
+TB = 1024 * PAGES_PER_GB
+
+
+def two_tb_randchange_scenario(fraction: float = 0.25) -> ScenarioConfig:
+    """One member with 2.5 TB central storage and a 2 TB guest running a random changer."""
+    member = MemberConfig(name="BIG1", cpus=8, central_pages=int(2.5 * TB), xstor_pages=0,
+                          volumes=(VolumeConfig("NVM001", slots=4 * TB, service_ms=0.05,
+                                                queue_depth=32),))
+    guest = GuestConfig(userid="LNX2TB", member="BIG1", storage_pages=2 * TB, vcpus=4,
+                        workload=WorkloadSpec("randchange", {"fraction": fraction}))
+    return ScenarioConfig(name="2 TB random changer", members=[member], guests=[guest],
+                          seed=7, duration_s=10, step_s=1.0, sample_s=1.0)
+
+
+def fully_instantiate(sim: Simulation, userid: str) -> None:
+    """Make every page of a guest instantiated and resident, as after a long run."""
+    g = sim.guests[userid]
+    assert g.planes is not None and g.member is not None
+    K.fill_resident(g.planes, g.npages, True)
+    m = sim.members[g.member]
+    m.resident += g.npages - g.n_cen
+    g.n_cen = g.npages
+
+
+def bench_page_state_bytes() -> dict[str, Any]:
+    """Bytes of page state per guest page for a 2 TB guest (target: at most 1)."""
+    sim = Simulation(two_tb_randchange_scenario())
+    g = sim.guests["LNX2TB"]
+    assert g.planes is not None
+    per_page = g.planes.nbytes / g.npages
+    return {"name": "page_state_bytes", "value": per_page, "unit": "bytes/page",
+            "target": 1.0, "ok": per_page <= 1.0,
+            "detail": f"2 TB guest: {g.planes.nbytes / 2**20:.0f} MiB of bit-planes for "
+                      f"{g.npages} pages"}
+
+
+def bench_randchange_2tb(seconds: int = 5) -> dict[str, Any]:
+    """Wall seconds per simulated second: fully instantiated 2 TB guest, random changer on 25 %."""
+    sim = Simulation(two_tb_randchange_scenario())
+    fully_instantiate(sim, "LNX2TB")
+    t0 = time.perf_counter()
+    sim.step()  # compiles the kernels on a cold cache
+    first = time.perf_counter() - t0
+    walls = []
+    for _ in range(seconds):
+        t0 = time.perf_counter()
+        sim.step()
+        walls.append(time.perf_counter() - t0)
+    g = sim.guests["LNX2TB"]
+    med = statistics.median(walls)
+    return {"name": "randchange_2tb_step", "value": med, "unit": "s wall per simulated s",
+            "target": 0.1, "ok": med <= 0.1,
+            "detail": f"median of {seconds} steps (max {max(walls):.3f}); first step incl. JIT "
+                      f"{first:.2f} s; {g.units_step:.0f} pages changed per simulated s"}
+
+
+def demo_path() -> Path:
+    """The bundled demo scenario."""
+    return Path(str(resources.files("ssisim.scenarios").joinpath("demo.toml")))
+
+
+def bench_demo_8h(hours: float = 8.0) -> dict[str, Any]:
+    """Wall seconds to simulate the demo cluster for eight hours headless."""
+    sc = load_scenario(demo_path())
+    warm = Simulation(sc)
+    warm.run_until(30)  # compile outside the measurement
+    sim = Simulation(sc)
+    t0 = time.perf_counter()
+    sim.run_until(hours * 3600)
+    wall = time.perf_counter() - t0
+    return {"name": "demo_8h", "value": wall, "unit": "s wall",
+            "target": 60.0, "ok": wall <= 60.0,
+            "detail": f"{hours:g} simulated hours, {sim.steps} steps of {sim.step_s:g} s, "
+                      f"{len(sim.guests)} guests on {len(sim.members)} members"}
+
+
+BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
+    "page_state_bytes": bench_page_state_bytes,
+    "randchange_2tb_step": bench_randchange_2tb,
+    "demo_8h": bench_demo_8h,
+}
+
+
+def machine() -> str:
+    """A line describing this machine."""
+    return (f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} logical CPUs, "
+            f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+
+
+def run_all(only: list[str] | None = None,
+            log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the benchmarks (all, or those named) one after another on one core."""
+    names = only or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+    out = []
+    for n in names:
+        if log:
+            log(f"bench: {n} ...")
+        out.append(BENCHMARKS[n]())
+    return {"machine": machine(), "benchmarks": out}
+
+
+def format_results(results: dict[str, Any]) -> str:
+    """The results as a table."""
+    lines = [f"Machine: {results['machine']}", "",
+             f"{'BENCHMARK':<22} {'VALUE':>10} {'TARGET':>8}  {'UNIT':<24} RESULT"]
+    for r in results["benchmarks"]:
+        lines.append(f"{r['name']:<22} {r['value']:>10.3f} {r['target']:>8.3g}  {r['unit']:<24} "
+                     f"{'ok' if r['ok'] else 'MISSED'}")
+        lines.append(f"{'':<22} {r['detail']}")
+    return "\n".join(lines)

@@ -1,0 +1,380 @@
+"""CP and simulator commands applied to a simulation, with answers in CP's style.
+
+Commands (minimum abbreviation in capitals of the usage line):
+
+- ``AT member CMD command``: run a command on another member of the cluster
+- ``Query ALLOC PAGE`` / ``Query Names`` / ``Query SSI`` / ``Query STORage`` / ``Query XSTORe``
+- ``Query userid`` / ``Query WORKload userid``
+- ``INDicate [LOAD]`` / ``INDicate USER userid``
+- ``XAUTOlog userid [AT member]`` / ``Logon userid [AT member]``
+- ``LOGoff userid`` (the guest logs itself off) / ``FORCE userid``
+- ``SET RESERVED [USER] userid nnn|nnnM|nnnG|OFF`` / ``SET SHARE userid [RELative] n | ABSolute n%``
+- ``SEND CP userid command``: a command issued by the guest itself
+- ``WORKload userid STARt type [PARAM value]...`` / ``WORKload userid STOP`` /
+  ``WORKload userid SET PARAM value...`` (simulator commands)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ._cp import CPError, Tokens, abbrev, parse_number
+from ._state import DISPATCH, DORMANT, ELIGIBLE, Guest, Member
+from ._units import SizeError, format_size, size_to_pages
+from ._workloads import WORKLOAD_TYPES, Workload, WorkloadError
+
+if TYPE_CHECKING:
+    from ._sim import CPResponse, Simulation
+
+Handler = Callable[[Tokens, str, str], list[str]]
+
+
+class CommandProcessor:
+    """Parses command text and applies it to a ``Simulation``."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.console_member = sorted(sim.members)[0] if sim.members else ""
+        handlers: dict[str, Handler] = {
+            "AT": self._at, "QUERY": self._query, "INDICATE": self._indicate,
+            "XAUTOLOG": self._logon, "LOGOFF": self._logoff, "LOGON": self._logon,
+            "FORCE": self._force, "SET": self._set, "SEND": self._send,
+            "WORKLOAD": self._workload,
+        }
+        # order matters where abbreviations overlap (LOG is LOGOFF)
+        self.verbs: list[tuple[str, int, Handler]] = [(w, n, handlers[w]) for w, n in VERBS]
+
+    # -- entry point -----------------------------------------------------------------------------
+    def execute(self, text: str, issuer: str = "OPERATOR", member: str | None = None) -> CPResponse:
+        """Parse and apply ``text``; CP's refusal comes back as the response, never raised."""
+        from ._sim import CPResponse
+
+        try:
+            lines = self._dispatch(Tokens.of(text), issuer, member or self.console_member)
+            return CPResponse(lines, 0)
+        except CPError as e:
+            return CPResponse([e.line], e.rc)
+
+    def _dispatch(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        verb = tok.peek()
+        if verb is None:
+            return []
+        tok.pos += 1
+        for word, minimum, handler in self.verbs:
+            if abbrev(verb, word, minimum):
+                tok.verb = word
+                return handler(tok, issuer, member)
+        raise CPError("HCPCMD001E", f"Unknown CP command: {verb.upper()}")
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def guest(self, userid: str, verb: str) -> Guest:
+        """The guest with this user ID, or CP's 'not in directory' error."""
+        g = self.sim.guests.get(userid.upper())
+        if g is None:
+            raise CPError(f"HCP{verb[:3]}053E", f"{userid.upper()} not in CP directory")
+        return g
+
+    def logged_on_guest(self, userid: str, verb: str) -> Guest:
+        """A guest that is logged on, or CP's 'not logged on' error."""
+        g = self.guest(userid, verb)
+        if not g.logged_on:
+            raise CPError(f"HCP{verb[:3]}045E", f"{g.userid} not logged on")
+        return g
+
+    def member(self, name: str, verb: str) -> Member:
+        """A member of the cluster, or CP's error listing the members."""
+        m = self.sim.members.get(name.upper())
+        if m is None:
+            names = " ".join(sorted(self.sim.members))
+            raise CPError(f"HCP{verb[:3]}2900E", f"{name.upper()} is not a member of the SSI "
+                          f"cluster; members: {names}")
+        return m
+
+    def _operator_only(self, issuer: str, verb: str) -> None:
+        if issuer != "OPERATOR":
+            raise CPError(f"HCP{verb[:3]}002E", f"{verb} is not authorized for {issuer}")
+
+    # -- AT member CMD ---------------------------------------------------------------------------
+    def _at(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        m = self.member(tok.take("member"), "AT")
+        if not tok.accept("CMD", 3):
+            raise tok.invalid()
+        inner = Tokens(tok.rest())
+        if not inner.words:
+            raise CPError("HCPATC026E", "Operand missing or invalid (command)")
+        return self._dispatch(inner, issuer, m.name)
+
+    # -- QUERY ----------------------------------------------------------------------------------
+    def _query(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        m = self.sim.members[member]
+        what = tok.take("what to query")
+        if abbrev(what, "ALLOC", 5):
+            if not tok.accept("PAGE", 4):
+                raise tok.invalid()
+            tok.end()
+            return self._q_alloc_page(m)
+        if abbrev(what, "NAMES", 1):
+            tok.end()
+            return self._q_names(m)
+        if abbrev(what, "SSI", 3):
+            tok.end()
+            lines = ["SSI Name: SSISIM", "SSI Mode: Stable", "Cross-System Timeouts: Enabled",
+                     "SSI Persistent Data Record (PDR) device: VMCOM1 on 0200",
+                     "SLOT SYSTEMID STATE    PDR HEARTBEAT        RECEIVED HEARTBEAT"]
+            for i, name in enumerate(sorted(self.sim.members), 1):
+                state = "Joined" if self.sim.members[name].up else "Down"
+                lines.append(f"   {i} {name:<8} {state:<8}")
+            return lines
+        if abbrev(what, "STORAGE", 4):
+            tok.end()
+            return [f"STORAGE = {format_size(m.cfg.central_pages)} CONFIGURED = "
+                    f"{format_size(m.cfg.central_pages)} INC = 256M STANDBY = 0  RESERVED = 0"]
+        if abbrev(what, "XSTORE", 5):
+            tok.end()
+            if m.cfg.xstor_pages == 0:
+                return ["HCPQXS2213I No expanded storage is configured"]
+            return [f"XSTORE= {format_size(m.cfg.xstor_pages)} online= "
+                    f"{format_size(m.cfg.xstor_pages)}",
+                    f"XSTORE= {format_size(m.cfg.xstor_pages)} userid= SYSTEM usage= "
+                    f"{100 * m.xstor_used // max(1, m.cfg.xstor_pages)}% retained= 0M pending= 0M"]
+        if abbrev(what, "WORKLOAD", 4):
+            g = self.guest(tok.take("userid"), "QUERY")
+            tok.end()
+            return [f"{g.userid}: {g.workload.describe()}  ({g.workload.unit} "
+                    f"{g.units_step:.1f})"]
+        # Q userid
+        tok.end()
+        g = self.guest(what, "QUERY")
+        if not g.logged_on:
+            raise CPError("HCPCQU045E", f"{g.userid} not logged on")
+        where = "" if g.member == member else f" AT {g.member}"
+        return [f"{g.userid:<8} - DSC{where}"]
+
+    def _q_alloc_page(self, m: Member) -> list[str]:
+        lines = [
+            "                EXTENT     EXTENT  TOTAL  PAGES   HIGH    %",
+            "VOLID  RDEV      START        END  PAGES IN USE   PAGE USED",
+            "------ ---- ---------- ---------- ------ ------ ------ ----",
+        ]
+        if not m.cfg.volumes:
+            return ["HCPQAL1513I No paging space is defined"]
+        total = m.cfg.slots
+        for volid, rdev, slots, used in m.volume_use():
+            cyl = max(1, slots // 180)
+            pct = 100 * used // max(1, slots)
+            lines.append(f"{volid:<6} {rdev:>4} {1:>10} {cyl:>10} {slots:>6} {used:>6} "
+                         f"{used:>6} {pct:>3}%")
+        pct = 100 * m.slots_used // max(1, total)
+        lines.append("                                  ------ ------        ----")
+        lines.append(f"SUMMARY{'':27}{total:>6} {m.slots_used:>6}        {pct:>3}%")
+        lines.append(f"USABLE{'':28}{total:>6} {m.slots_used:>6}        {pct:>3}%")
+        return lines
+
+    def _q_names(self, m: Member) -> list[str]:
+        here = [g.userid for g in self.sim.guests_on(m.name)]
+        if not here:
+            return ["HCPCQU042I No users are logged on"]
+        entries = [f"{u:<8} - DSC" for u in here]
+        lines = [" , ".join(entries[i:i + 4]) for i in range(0, len(entries), 4)]
+        lines.append("VSM     - TCPIP")
+        return lines
+
+    # -- INDICATE -------------------------------------------------------------------------------
+    def _indicate(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        m = self.sim.members[member]
+        if tok.peek() is None or tok.accept("LOAD", 4):
+            tok.end()
+            return self._ind_load(m)
+        if tok.accept("USER", 4):
+            g = self.logged_on_guest(tok.take("userid"), "IND")
+            tok.end()
+            return self._ind_user(g)
+        raise tok.invalid()
+
+    def _ind_load(self, m: Member) -> list[str]:
+        guests = self.sim.guests_on(m.name)
+        disp = sum(1 for g in guests if g.state == DISPATCH)
+        elig = sum(1 for g in guests if g.state == ELIGIBLE)
+        dorm = sum(1 for g in guests if g.state == DORMANT)
+        snap = self.sim.samples_member
+        rates = [s for s in snap if s[1] == m.name]
+        pin = rates[-1][6] if rates else 0.0
+        xs = (rates[-1][8] + rates[-1][10]) if rates else 0.0
+        mig = rates[-1][12] if rates else 0.0
+        stor = 100 * m.resident // max(1, m.frames)
+        cpu = round(m.cpu_util * 100)
+        lines = [
+            f"AVGPROC-{cpu:03d}% {m.cfg.cpus:02d}",
+            f"XSTORE-{xs:06.0f}/SEC MIGRATE-{mig:04.0f}/SEC",
+            "MPDC 000%",
+            f"STORAGE-{stor:03d}% PAGING-{pin:04.0f}/SEC STEAL-000%",
+            f"Q0-00000(00000)                           DORMANT-{dorm:05d}",
+            f"Q1-{disp:05d}(00000)           E1-{elig:05d}(00000)",
+            "Q2-00000(00000) EXPAN-001 E2-00000(00000)",
+            "Q3-00000(00000) EXPAN-001 E3-00000(00000)",
+        ]
+        for i in range(m.cfg.cpus):
+            lines.append(f"PROC {i:04d}-{cpu:03d}% CP")
+        lines.append("LIMITED-00000")
+        return lines
+
+    def _ind_user(self, g: Guest) -> list[str]:
+        c = g.counters
+        cpu = g.cpu_s_total
+        return [
+            f"USERID={g.userid:<8} MACH=ESA STOR={format_size(g.cfg.storage_pages)} VIRT=V "
+            f"XSTORE=NONE",
+            "IPLSYS=DEV 0200 DEVNUM=00012",
+            f"PAGES: RES={g.n_cen:08d} WS={g.workload.working_set_pages():08d} "
+            f"LOCKEDREAL=00000000 RESVD={g.set_reserved:08d}",
+            f"       INSTAN={g.instantiated:08d}",
+            f"NPREF=00000000 PREF=00000000 READS={c.dasd_in:08d} WRITES={c.dasd_out:08d}",
+            f"XSTORE={g.n_xst:06d} READS={c.xstor_in:06d} WRITES={c.xstor_out:06d} "
+            f"MIGRATES={c.migrated:06d}",
+            f"CPU 00: CTIME={int(self.sim.t) // 3600:02d}:{int(self.sim.t) % 3600 // 60:02d} "
+            f"VTIME={int(cpu) // 60:03d}:{int(cpu) % 60:02d} TTIME={int(cpu) // 60:03d}:"
+            f"{int(cpu) % 60:02d} IO=000000",
+            f"STATE={g.state.upper()} MEMBER={g.member}",
+        ]
+
+    # -- LOGON / XAUTOLOG / LOGOFF / FORCE ------------------------------------------------------------
+    def _logon(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, tok.verb)
+        g = self.guest(tok.take("userid"), "XAU")
+        target = g.home if g.home in self.sim.members else member
+        if tok.accept("AT", 2):
+            target = self.member(tok.take("member"), "XAU").name
+        tok.end()
+        if g.logged_on:
+            raise CPError("HCPXAU054E", f"{g.userid} is already logged on at {g.member}")
+        if not self.sim.members[target].up:
+            raise CPError("HCPXAU2901E", f"{target} is not up")
+        self.sim._log_on(g, target)
+        users = len(self.sim.guests_on(target))
+        return ["Command accepted", f"AUTO LOGON  ***   {g.userid:<8} USERS = {users}"]
+
+    def _logoff(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        if issuer == "OPERATOR":
+            g = self.logged_on_guest(tok.take("userid"), "LOG")
+        else:
+            g = self.logged_on_guest(issuer, "LOG")
+        tok.end()
+        self.sim._log_off(g)
+        return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users()}"]
+
+    def _force(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "FORCE")
+        g = self.logged_on_guest(tok.take("userid"), "FOR")
+        tok.end()
+        self.sim._log_off(g)
+        return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users()}  FORCED BY "
+                f"{issuer}"]
+
+    def _users(self) -> int:
+        return sum(1 for g in self.sim.guests.values() if g.logged_on)
+
+    # -- SET -------------------------------------------------------------------------------------
+    def _set(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "SET")
+        if tok.accept("RESERVED", 3):
+            tok.accept("USER", 4)
+            g = self.logged_on_guest(tok.take("userid"), "SET")
+            amount = tok.take("page count")
+            tok.end()
+            if amount.upper() == "OFF":
+                pages = 0
+            else:
+                try:
+                    pages = (int(amount) if amount.isdigit() else size_to_pages(amount))
+                except SizeError:
+                    raise CPError("HCPSET009E", "An invalid operand was supplied for RESERVED - "
+                                  f"{amount}") from None
+            g.set_reserved = pages
+            return [f"{g.userid} RESERVED PAGES SET TO {pages}"
+                    + ("" if pages <= g.npages else " (more than the guest's storage)")]
+        if tok.accept("SHARE", 2):
+            g = self.logged_on_guest(tok.take("userid"), "SET")
+            absolute = False
+            if tok.accept("ABSOLUTE", 3):
+                absolute = True
+            else:
+                tok.accept("RELATIVE", 3)
+            raw = tok.take("share")
+            tok.end()
+            value = parse_number(raw.rstrip("%"), "SHARE", "SET", lo=1)
+            if absolute and value > 100:
+                raise CPError("HCPSET009E", f"An invalid operand was supplied for SHARE - {raw}")
+            if not absolute and value > 10000:
+                raise CPError("HCPSET009E", f"An invalid operand was supplied for SHARE - {raw}")
+            g.share = value
+            g.share_absolute = absolute
+            kind = "ABSOLUTE" if absolute else "RELATIVE"
+            return [f"USER {g.userid}: SHARE {kind} {value:g}{'%' if absolute else ''}"]
+        raise tok.invalid()
+
+    # -- SEND CP --------------------------------------------------------------------------------
+    def _send(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "SEND")
+        if not tok.accept("CP", 2):
+            raise tok.invalid()
+        g = self.logged_on_guest(tok.take("userid"), "SND")
+        inner = Tokens(tok.rest())
+        if not inner.words:
+            raise CPError("HCPSND026E", "Operand missing or invalid (command)")
+        assert g.member is not None
+        return self._dispatch(inner, g.userid, g.member)
+
+    # -- WORKLOAD (simulator) ---------------------------------------------------------------------
+    def _workload(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        g = self.guest(tok.take("userid") if issuer == "OPERATOR" else issuer, "WKL")
+        if tok.accept("START", 4):
+            kind = tok.take("workload type").lower()
+            params = self._pairs(tok.rest(), kind)
+            return self._start(g, kind, params)
+        if tok.accept("STOP", 4):
+            tok.end()
+            return self._start(g, "none", {})
+        if tok.accept("SET", 3):
+            params = dict(g.workload.params)
+            given = self._pairs(tok.rest(), g.workload.kind)
+            if not given:
+                raise CPError("HCPWKL026E", "Operand missing or invalid (parameter)")
+            params.update(given)
+            return self._start(g, g.workload.kind, params, keep_cursors=True)
+        raise tok.invalid()
+
+    def _pairs(self, words: list[str], kind: str) -> dict[str, float]:
+        if len(words) % 2:
+            raise CPError("HCPWKL026E", f"Operand missing or invalid (value for "
+                          f"{words[-1].upper()})")
+        out: dict[str, float] = {}
+        for key, value in zip(words[::2], words[1::2]):
+            out[key.lower()] = parse_number(value, key.upper(), "WKL")
+        return out
+
+    def _start(self, g: Guest, kind: str, params: dict[str, float],
+               keep_cursors: bool = False) -> list[str]:
+        try:
+            w = Workload(kind, params, g.npages)
+        except WorkloadError as e:
+            valid = ", ".join(k.upper() for k in WORKLOAD_TYPES)
+            msg = str(e) if "unknown workload type" not in str(e) else (
+                f"Unknown workload type {kind.upper()}; valid: {valid}")
+            raise CPError("HCPWKL003E", msg.replace("'", "")) from None
+        if keep_cursors:
+            g.workload = w
+        else:
+            g.set_workload(w)
+        self.sim.emit("WORKLOAD", g.member, g.userid, f"{g.userid}: workload {w.describe()}")
+        return [f"WORKLOAD {g.userid}: {w.describe()}"]
+
+
+
+def known_verb(word: str) -> bool:
+    """True when ``word`` abbreviates a command this simulator accepts (for scenario checks)."""
+    return any(abbrev(word, w, n) for w, n in VERBS)
+
+
+VERBS = [("AT", 2), ("QUERY", 1), ("INDICATE", 3), ("XAUTOLOG", 5), ("LOGOFF", 3), ("LOGON", 1),
+         ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4)]

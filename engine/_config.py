@@ -1,0 +1,138 @@
+"""Typed descriptions of the simulated world: members, paging volumes, ISFC links, guests.
+
+These are plain data, filled by the scenario loader (or by code) and read by the simulation.
+Storage is held in 4 KiB pages; times in seconds unless a name says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class VolumeConfig:
+    """One paging volume (ECKD DASD or NVMe EDEV) of a member."""
+
+    volid: str
+    slots: int
+    service_ms: float = 0.5  # time to read or write one page when the volume is not queued
+    queue_depth: int = 4  # I/Os the volume serves at once (HyperPAV aliases, NVMe queues)
+    rdev: str = "0000"
+
+    @property
+    def pages_per_s(self) -> float:
+        """Pages the volume can move per second at full queue."""
+        return self.queue_depth / (self.service_ms / 1000.0)
+
+
+@dataclass(frozen=True)
+class MemberConfig:
+    """A z/VM system of the SSI cluster (one LPAR)."""
+
+    name: str
+    cpus: int = 4
+    cpu_speed: float = 1.0  # relative speed of one logical processor
+    central_pages: int = 16 * 256 * 1024
+    xstor_pages: int = 0
+    volumes: tuple[VolumeConfig, ...] = ()
+    cp_pages: int = -1  # frames CP keeps for itself; -1: 1 % of central storage
+    storbuf_pct: float = 300.0  # SRM STORBUF: dispatch-list working sets may total this % of DPA
+    logoff_cleanup: str = "background"  # "background" (cleanup state) or "inline" (older release)
+
+    @property
+    def slots(self) -> int:
+        """Total DASD paging slots."""
+        return sum(v.slots for v in self.volumes)
+
+    @property
+    def cp_frames(self) -> int:
+        """Frames of central storage not available to guests."""
+        return self.cp_pages if self.cp_pages >= 0 else self.central_pages // 100
+
+
+@dataclass(frozen=True)
+class ChpidConfig:
+    """One FICON CTC channel path of an ISFC logical link."""
+
+    gbps: int
+    ctcs: int = 4
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """The ISFC logical link between two members."""
+
+    members: tuple[str, str]
+    chpids: tuple[ChpidConfig, ...] = ()
+
+    @property
+    def capacity_factor(self) -> int:
+        """Sum of the CHPID speeds in Gbit/s (1x2 + 2x4 + 1x8 = 18)."""
+        return sum(c.gbps for c in self.chpids)
+
+
+@dataclass
+class WorkloadSpec:
+    """A workload type and its parameters (see ``engine._workloads`` for each type's fields)."""
+
+    kind: str = "none"
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GuestConfig:
+    """A guest (virtual machine) as defined in the shared user directory."""
+
+    userid: str
+    member: str
+    storage_pages: int
+    standby_pages: int = 0
+    reserved_storage_pages: int = 0  # RESERVED storage in the directory (not SET RESERVED)
+    vcpus: int = 1
+    share: float = 100.0
+    share_absolute: bool = False
+    set_reserved_pages: int = 0  # CP SET RESERVED: pages protected from stealing
+    vdisk_pages: tuple[int, ...] = ()
+    workload: WorkloadSpec = field(default_factory=WorkloadSpec)
+    logged_on: bool = True
+    swap_pages: int = 0  # the guest's own swap disk (for Linux suspend)
+    swap_mb_s: float = 100.0
+
+    @property
+    def max_pages(self) -> int:
+        """Maximum storage: current plus standby plus reserved."""
+        return self.storage_pages + self.standby_pages + self.reserved_storage_pages
+
+    @property
+    def vdisk_total_pages(self) -> int:
+        """Pages of all private VDISKs."""
+        return sum(self.vdisk_pages)
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """A CP or simulator command issued at a simulated time."""
+
+    at_s: float
+    command: str
+    line: int = 0  # line in the scenario file, for messages
+
+
+@dataclass
+class ScenarioConfig:
+    """A whole scenario: cluster, guests, timeline, run settings."""
+
+    name: str
+    members: list[MemberConfig]
+    guests: list[GuestConfig]
+    links: list[LinkConfig] = field(default_factory=list)
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    objectives: list[dict[str, Any]] = field(default_factory=list)
+    description: str = ""
+    seed: int = 1
+    duration_s: float = 600.0
+    step_s: float = 1.0
+    sample_s: float = 10.0
+    path: str = ""
+    source_hash: str = ""

@@ -1,0 +1,486 @@
+"""Numba kernels over page bit-planes: touching, stealing, migrating and counting pages.
+
+Page state of one guest is a ``uint64`` array of shape ``(nwords, NPLANES)``: row ``w`` holds the
+bits of pages ``64*w .. 64*w+63`` for every plane, so all the state of a page sits in one 64-byte
+cache line. Kernels only loop; the Python drivers in ``_paging.py`` validate, draw seeds and
+allocate the ``out`` arrays (style: small dumb kernels, Python drivers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Plane indices. A page is instantiated when exactly one of CEN, XST, DSD is set.
+CEN = 0  # resident in a central-storage frame
+XST = 1  # held in an expanded-storage (XSTOR) block
+DSD = 2  # held only on a DASD paging slot
+SLOT = 3  # owns a DASD slot whose content is valid (set with DSD, may stay set while resident)
+CHG = 4  # changed since it was last written to a slot (or never written)
+REF = 5  # referenced since the demand scan last looked at it
+LGR = 6  # changed since the last memory-move pass (relocation dirty bitmap)
+SPARE = 7  # reserved; keeps a row at 64 bytes
+NPLANES = 8
+
+# Why a touch kernel stopped.
+STOP_DONE = 0  # covered the pages it was asked to cover
+STOP_BUDGET = 1  # the virtual CPUs' time for this step is used up
+STOP_FRAMES = 2  # needs a free frame and none is left: the caller steals and calls again
+STOP_DASD = 3  # needs a DASD read and the paging volumes are saturated for this step
+
+# Indices into the touch kernel's ``out`` array (float64).
+T_TOUCHES = 0
+T_NEW = 1
+T_XSTOR_IN = 2
+T_DASD_IN = 3
+T_CPU_S = 4
+T_WALL_S = 5
+T_COVERED = 6
+T_STOP = 7
+T_CURSOR = 8
+T_NEXT = 9
+T_OUT_LEN = 10
+
+# Indices into the steal kernel's ``out`` array (int64).
+S_TO_XSTOR = 0
+S_TO_DASD_WRITTEN = 1
+S_TO_DASD_CLEAN = 2
+S_SLOTS_ALLOCATED = 3
+S_SLOTS_RELEASED = 4
+S_CURSOR = 5
+S_BLOCKED = 6
+S_WORDS = 7
+S_OUT_LEN = 8
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@njit(cache=True, nogil=True)
+def splitmix_next(state: np.ndarray) -> np.uint64:
+    """Advance a splitmix64 generator held in ``state[0]`` and return the next 64-bit value."""
+    s = state[0] + _GOLDEN
+    state[0] = s
+    z = s
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def uniform(state: np.ndarray) -> float:
+    """A float in (0, 1] from the generator in ``state``."""
+    return (float(splitmix_next(state) >> np.uint64(11)) + 1.0) * _INV53
+
+
+@njit(cache=True, nogil=True)
+def geometric_gap(state: np.ndarray, log_q: float) -> int:
+    """Number of pages skipped before the next selected one, each page selected with 1-exp(log_q)."""
+    if log_q >= 0.0:
+        return 0
+    if log_q == -np.inf:
+        return 0
+    g = np.log(uniform(state)) / log_q
+    if g > 4.0e18:
+        return 4000000000000000000
+    return int(g)
+
+
+@njit(cache=True, nogil=True)
+def touch_region(
+    planes: np.ndarray,
+    lo: int,
+    hi: int,
+    start: int,
+    next_sel: int,
+    log_q: float,
+    max_cover: int,
+    write_frac: float,
+    budget_cpu_s: float,
+    budget_wall_s: float,
+    cost_touch_s: float,
+    cost_new_s: float,
+    cost_xstor_s: float,
+    dasd_wait_s: float,
+    cost_fault_cpu_s: float,
+    frames_avail: int,
+    dasd_reads_avail: int,
+    track_lgr: bool,
+    rng: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Let a workload reference pages of ``[lo, hi)``, walking forward from ``start`` with wrap.
+
+    Each page of the walk is selected with probability ``1 - exp(log_q)`` (``log_q = 0`` selects
+    every page: a sequential toucher). ``next_sel`` is the already-drawn position of the next
+    selected page (``-1`` to draw one), so a walk that stops for frames resumes exactly where it
+    left off. The walk covers at most ``max_cover`` pages. Resident pages are referenced (and
+    changed with probability ``write_frac``); a page in XSTOR is brought back synchronously, a page
+    on DASD waits ``dasd_wait_s`` of the virtual CPUs' time, and a never-touched page is
+    instantiated in a new frame. Results go to ``out`` (see the ``T_`` indices).
+    """
+    n = hi - lo
+    cpu = 0.0
+    wall = 0.0
+    touches = 0
+    new = 0
+    xin = 0
+    din = 0
+    stop = STOP_DONE
+    covered = 0
+    pos = start
+    if n <= 0:
+        out[T_STOP] = STOP_DONE
+        out[T_CURSOR] = start
+        out[T_NEXT] = -1
+        return
+    sel = next_sel
+    if sel < 0:
+        sel = geometric_gap(rng, log_q)
+    every = log_q >= 0.0
+    # A lap over a fully resident region costs the same each time: count laps instead of pages.
+    lap_faults = 0
+    lap_start_cover = 0
+    wrapped = False
+    while True:
+        if wrapped:
+            wrapped = False
+            if every and lap_faults == 0 and covered - lap_start_cover >= n:
+                lap_cost = cost_touch_s * n
+                if lap_cost > 0.0:
+                    laps = int(min((budget_cpu_s - cpu) / lap_cost, (budget_wall_s - wall) / lap_cost))
+                    laps = min(laps, (max_cover - covered) // n)
+                    if laps > 0:
+                        cpu += lap_cost * laps
+                        wall += lap_cost * laps
+                        touches += n * laps
+                        covered += n * laps
+            lap_start_cover = covered
+            lap_faults = 0
+        # skip ahead to the next selected page
+        if sel > 0:
+            adv = sel
+            if covered + adv > max_cover:
+                adv = max_cover - covered
+            covered += adv
+            sel -= adv
+            off = pos - lo + adv
+            if off >= n:
+                wrapped = True
+                lap_faults += 1  # a skipped stretch is no evidence of a resident lap
+            pos = lo + (off % n)
+            if sel > 0:
+                break
+        if covered >= max_cover:
+            break
+        if cpu >= budget_cpu_s or wall >= budget_wall_s:
+            stop = STOP_BUDGET
+            break
+        w = pos >> 6
+        b = np.uint64(pos & 63)
+        m = _ONE << b
+        # whole-word fast path for sequential walks over resident words
+        if every and b == np.uint64(0) and pos + 64 <= hi and covered + 64 <= max_cover:
+            c = cost_touch_s * 64
+            if planes[w, CEN] == _ALL and cpu + c <= budget_cpu_s and wall + c <= budget_wall_s:
+                planes[w, REF] = _ALL
+                if write_frac >= 1.0:
+                    planes[w, CHG] = _ALL
+                    if track_lgr:
+                        planes[w, LGR] = _ALL
+                elif write_frac > 0.0:
+                    for j in range(64):
+                        if uniform(rng) <= write_frac:
+                            mm = _ONE << np.uint64(j)
+                            planes[w, CHG] |= mm
+                            if track_lgr:
+                                planes[w, LGR] |= mm
+                cpu += c
+                wall += c
+                touches += 64
+                covered += 64
+                pos += 64
+                if pos >= hi:
+                    pos = lo
+                    wrapped = True
+                continue
+        write = write_frac >= 1.0 or (write_frac > 0.0 and uniform(rng) <= write_frac)
+        if planes[w, CEN] & m:
+            c = cost_touch_s
+            cpu += c
+            wall += c
+        elif planes[w, XST] & m:
+            if frames_avail <= 0:
+                stop = STOP_FRAMES
+                break
+            planes[w, XST] &= ~m
+            planes[w, CEN] |= m
+            frames_avail -= 1
+            xin += 1
+            lap_faults += 1
+            c = cost_touch_s + cost_xstor_s
+            cpu += c
+            wall += c
+        elif planes[w, DSD] & m:
+            if frames_avail <= 0:
+                stop = STOP_FRAMES
+                break
+            if dasd_reads_avail <= 0:
+                stop = STOP_DASD
+                break
+            planes[w, DSD] &= ~m
+            planes[w, CEN] |= m
+            # the slot keeps a valid copy until the page is changed
+            planes[w, CHG] &= ~m
+            frames_avail -= 1
+            dasd_reads_avail -= 1
+            din += 1
+            lap_faults += 1
+            cpu += cost_touch_s + cost_fault_cpu_s
+            wall += cost_touch_s + dasd_wait_s
+        else:
+            if frames_avail <= 0:
+                stop = STOP_FRAMES
+                break
+            planes[w, CEN] |= m
+            # a new page has no copy anywhere: it counts as changed
+            planes[w, CHG] |= m
+            if track_lgr:
+                planes[w, LGR] |= m
+            frames_avail -= 1
+            new += 1
+            lap_faults += 1
+            c = cost_touch_s + cost_new_s
+            cpu += c
+            wall += c
+        planes[w, REF] |= m
+        if write:
+            planes[w, CHG] |= m
+            if track_lgr:
+                planes[w, LGR] |= m
+        touches += 1
+        covered += 1
+        pos += 1
+        if pos >= hi:
+            pos = lo
+            wrapped = True
+        if not every:
+            sel = geometric_gap(rng, log_q)
+    out[T_TOUCHES] = touches
+    out[T_NEW] = new
+    out[T_XSTOR_IN] = xin
+    out[T_DASD_IN] = din
+    out[T_CPU_S] = cpu
+    out[T_WALL_S] = wall
+    out[T_COVERED] = covered
+    out[T_STOP] = stop
+    out[T_CURSOR] = pos
+    out[T_NEXT] = sel
+
+
+@njit(cache=True, nogil=True)
+def steal_pages(
+    planes: np.ndarray,
+    cursor: int,
+    want: int,
+    take_referenced: bool,
+    xstor_free: int,
+    dasd_writes_avail: int,
+    slots_free: int,
+    out: np.ndarray,
+) -> None:
+    """Demand-scan one guest: take up to ``want`` resident pages, clock-wise from word ``cursor``.
+
+    A resident page referenced since the last visit has its reference bit cleared and is passed
+    over (second chance) unless ``take_referenced``. A page whose DASD slot still holds a valid
+    copy is dropped without I/O; any other page is written to XSTOR while it has free blocks,
+    else to a DASD slot while the volumes can take writes this step. The scan covers at most one
+    revolution of the guest's storage. Results go to ``out`` (see the ``S_`` indices).
+    """
+    nwords = planes.shape[0]
+    to_x = 0
+    to_dw = 0
+    to_dc = 0
+    s_alloc = 0
+    s_rel = 0
+    blocked = 0
+    stolen = 0
+    words = 0
+    w = cursor
+    if w >= nwords or w < 0:
+        w = 0
+    while words < nwords and stolen < want:
+        res = planes[w, CEN]
+        if res != 0:
+            if take_referenced:
+                cand = res
+            else:
+                refd = planes[w, REF] & res
+                cand = res & ~refd
+                planes[w, REF] &= ~res
+            while cand != 0 and stolen < want:
+                m = cand & (~cand + _ONE)
+                cand ^= m
+                dirty = (planes[w, CHG] & m) != 0 or (planes[w, SLOT] & m) == 0
+                if not dirty:
+                    planes[w, DSD] |= m
+                    to_dc += 1
+                elif xstor_free > 0:
+                    planes[w, XST] |= m
+                    if planes[w, SLOT] & m:
+                        planes[w, SLOT] &= ~m
+                        s_rel += 1
+                    xstor_free -= 1
+                    to_x += 1
+                elif dasd_writes_avail > 0 and ((planes[w, SLOT] & m) != 0 or slots_free > 0):
+                    if (planes[w, SLOT] & m) == 0:
+                        planes[w, SLOT] |= m
+                        slots_free -= 1
+                        s_alloc += 1
+                    planes[w, DSD] |= m
+                    dasd_writes_avail -= 1
+                    to_dw += 1
+                else:
+                    blocked = 1
+                    break
+                planes[w, CEN] &= ~m
+                planes[w, CHG] &= ~m
+                planes[w, REF] &= ~m
+                stolen += 1
+            if blocked:
+                break
+            if stolen >= want and cand != 0:
+                break  # resume in this word next time
+        words += 1
+        w += 1
+        if w >= nwords:
+            w = 0
+    out[S_TO_XSTOR] = to_x
+    out[S_TO_DASD_WRITTEN] = to_dw
+    out[S_TO_DASD_CLEAN] = to_dc
+    out[S_SLOTS_ALLOCATED] = s_alloc
+    out[S_SLOTS_RELEASED] = s_rel
+    out[S_CURSOR] = w
+    out[S_BLOCKED] = blocked
+    out[S_WORDS] = words
+
+
+@njit(cache=True, nogil=True)
+def migrate_xstor(
+    planes: np.ndarray,
+    cursor: int,
+    want: int,
+    dasd_writes_avail: int,
+    slots_free: int,
+    out: np.ndarray,
+) -> None:
+    """Move up to ``want`` XSTOR pages of one guest to DASD slots, clock-wise from word ``cursor``.
+
+    Results go to ``out``: ``out[0]`` pages migrated, ``out[1]`` new cursor, ``out[2]`` 1 when
+    stopped for lack of DASD writes or slots.
+    """
+    nwords = planes.shape[0]
+    moved = 0
+    words = 0
+    blocked = 0
+    w = cursor
+    if w >= nwords or w < 0:
+        w = 0
+    while words < nwords and moved < want:
+        xs = planes[w, XST]
+        while xs != 0 and moved < want:
+            if dasd_writes_avail <= 0 or slots_free <= 0:
+                blocked = 1
+                break
+            m = xs & (~xs + _ONE)
+            xs ^= m
+            planes[w, XST] &= ~m
+            planes[w, DSD] |= m
+            planes[w, SLOT] |= m
+            planes[w, CHG] &= ~m
+            dasd_writes_avail -= 1
+            slots_free -= 1
+            moved += 1
+        if blocked:
+            break
+        if moved >= want and xs != 0:
+            break
+        words += 1
+        w += 1
+        if w >= nwords:
+            w = 0
+    out[0] = moved
+    out[1] = w
+    out[2] = blocked
+
+
+@njit(cache=True, nogil=True)
+def popcount64(x: np.uint64) -> int:
+    """Number of set bits in a 64-bit word."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True)
+def count_planes(planes: np.ndarray, out: np.ndarray) -> None:
+    """Count the set bits of every plane into ``out`` (length NPLANES)."""
+    for p in range(planes.shape[1]):
+        out[p] = 0
+    for w in range(planes.shape[0]):
+        for p in range(planes.shape[1]):
+            v = planes[w, p]
+            if v != 0:
+                out[p] += popcount64(v)
+
+
+@njit(cache=True, nogil=True)
+def fill_resident(planes: np.ndarray, npages: int, changed: bool) -> None:
+    """Make pages ``[0, npages)`` instantiated and resident (a guest that has touched them all)."""
+    full = npages >> 6
+    for w in range(full):
+        planes[w, CEN] = _ALL
+        if changed:
+            planes[w, CHG] = _ALL
+    rem = npages & 63
+    if rem:
+        mask = (_ONE << np.uint64(rem)) - _ONE
+        planes[full, CEN] |= mask
+        if changed:
+            planes[full, CHG] |= mask
+
+
+@njit(cache=True, nogil=True)
+def check_planes(planes: np.ndarray, npages: int) -> int:
+    """Return the first word that breaks a page-state invariant, or -1 when all hold.
+
+    Invariants: at most one of CEN, XST, DSD per page; DSD implies SLOT; XST excludes SLOT;
+    CHG and REF only on resident pages... (REF/CHG may stay on resident pages only); no bit
+    beyond ``npages``.
+    """
+    nwords = planes.shape[0]
+    for w in range(nwords):
+        c = planes[w, CEN]
+        x = planes[w, XST]
+        d = planes[w, DSD]
+        s = planes[w, SLOT]
+        if (c & x) or (c & d) or (x & d):
+            return w
+        if d & ~s:
+            return w
+        if x & s:
+            return w
+        if (planes[w, CHG] | planes[w, REF]) & ~c:
+            return w
+        base = w * 64
+        if base + 64 > npages:
+            valid = _ALL if npages - base >= 64 else ((_ONE << np.uint64(max(npages - base, 0))) - _ONE)
+            for p in range(planes.shape[1]):
+                if planes[w, p] & ~valid:
+                    return w
+    return -1

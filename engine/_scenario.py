@@ -1,0 +1,385 @@
+"""Scenario files: versioned TOML describing a cluster, its guests and a timeline of commands.
+
+``load_scenario`` returns a ``ScenarioConfig`` or raises ``ScenarioError`` naming the file, the
+line and the field, and what would be valid. One loader per format version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ._commands import known_verb
+from ._config import (
+    ChpidConfig,
+    GuestConfig,
+    LinkConfig,
+    MemberConfig,
+    ScenarioConfig,
+    TimelineEntry,
+    VolumeConfig,
+    WorkloadSpec,
+)
+from ._units import SizeError, size_to_pages
+from ._workloads import WorkloadError, resolve_params
+
+FORMAT = "ssisim-scenario"
+CURRENT_VERSION = 1
+_NAME = re.compile(r"^[A-Z0-9$#@_]{1,8}$")
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be used; the message names file, line and field."""
+
+    def __init__(self, path: str, line: int | None, field: str, message: str) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
+        self.path = path
+        self.line = line
+        self.field = field
+
+
+class _Lines:
+    """Maps a field path such as ``("guest", 2, "storage")`` to its line in the TOML text."""
+
+    _HDR_ARRAY = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.\-]+)\s*\]\]")
+    _HDR = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]")
+    _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
+
+    def __init__(self, text: str) -> None:
+        self.where: dict[tuple[Any, ...], int] = {}
+        counters: dict[tuple[Any, ...], int] = {}
+        current: tuple[Any, ...] = ()
+        for no, line in enumerate(text.splitlines(), 1):
+            m = self._HDR_ARRAY.match(line)
+            if m:
+                current = self._path(m.group(1), current, counters, array=True)
+                self.where.setdefault(current, no)
+                continue
+            m = self._HDR.match(line)
+            if m:
+                current = self._path(m.group(1), current, counters, array=False)
+                self.where.setdefault(current, no)
+                continue
+            m = self._KEY.match(line)
+            if m:
+                self.where.setdefault(current + (m.group(1),), no)
+
+    @staticmethod
+    def _path(dotted: str, current: tuple[Any, ...], counters: dict[tuple[Any, ...], int],
+              array: bool) -> tuple[Any, ...]:
+        parts = dotted.split(".")
+        path: tuple[Any, ...] = ()
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            path = path + (part,)
+            if last and array:
+                idx = counters.get(path, -1) + 1
+                counters[path] = idx
+                # a new parent element restarts the numbering of its children
+                for k in list(counters):
+                    if len(k) > len(path) and k[: len(path)] == path:
+                        del counters[k]
+                path = path + (idx,)
+            elif not last and path in counters:
+                path = path + (counters[path],)
+        return path
+
+    def line(self, path: tuple[Any, ...]) -> int | None:
+        """Line of ``path`` or of its nearest enclosing table."""
+        p = path
+        while p:
+            if p in self.where:
+                return self.where[p]
+            p = p[:-1]
+        return None
+
+
+class _Reader:
+    """Reads one table, checking keys and types, and turns mistakes into ScenarioErrors."""
+
+    def __init__(self, ctx: _Context, table: dict[str, Any], path: tuple[Any, ...], label: str):
+        self.ctx = ctx
+        self.table = table
+        self.path = path
+        self.label = label
+        self.used: set[str] = set()
+
+    def fail(self, key: str | None, message: str) -> ScenarioError:
+        """An error for ``key`` of this table (or the table itself)."""
+        p = self.path + ((key,) if key else ())
+        field = f"{self.label}.{key}" if key else self.label
+        return ScenarioError(self.ctx.path, self.ctx.lines.line(p), field, message)
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *,
+            check: Callable[[Any], str | None] | None = None) -> Any:
+        """A value of the given type; ``...`` as default makes the key required."""
+        self.used.add(key)
+        if key not in self.table:
+            if default is ...:
+                raise self.fail(key, "is required")
+            return default
+        v = self.table[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if float in kinds and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        if isinstance(v, bool) and bool not in kinds:
+            raise self.fail(key, f"must be {self._kind_name(kinds)}, not {v!r}")
+        if not isinstance(v, kinds):
+            raise self.fail(key, f"must be {self._kind_name(kinds)}, not {v!r}")
+        if check is not None:
+            problem = check(v)
+            if problem:
+                raise self.fail(key, problem)
+        return v
+
+    def size(self, key: str, default: Any = ...) -> int:
+        """A CP-style storage size, in pages."""
+        v = self.get(key, (str, int, float), default)
+        try:
+            return size_to_pages(v)
+        except SizeError as e:
+            raise self.fail(key, str(e)) from None
+
+    def done(self, allowed_extra: tuple[str, ...] = ()) -> None:
+        """Refuse keys nobody asked for (a typo must not pass silently)."""
+        extra = [k for k in self.table if k not in self.used and k not in allowed_extra]
+        if extra:
+            valid = ", ".join(sorted(self.used | set(allowed_extra)))
+            raise self.fail(extra[0], f"unknown field; valid fields here: {valid}")
+
+    @staticmethod
+    def _kind_name(kinds: tuple[type, ...]) -> str:
+        names = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
+                 list: "a list", dict: "a table"}
+        return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+class _Context:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.lines = _Lines(text)
+
+
+def _positive(v: float) -> str | None:
+    return None if v > 0 else "must be greater than 0"
+
+
+def _name_check(v: str) -> str | None:
+    return None if _NAME.match(v.upper()) else "must be 1 to 8 letters, digits or $#@_"
+
+
+def load_scenario(path: str | Path) -> ScenarioConfig:
+    """Read and check a scenario file.
+
+    Raises
+    ------
+    ScenarioError
+        When the file is missing, is not TOML, has an unknown version, or any field is wrong.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(str(p), None, "", f"cannot read the file ({e.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(str(p), None, "", "is not UTF-8 text") from None
+    return loads_scenario(text, str(p), hashlib.sha256(raw).hexdigest())
+
+
+def loads_scenario(text: str, path: str = "<scenario>", digest: str | None = None) -> ScenarioConfig:
+    """Read a scenario from TOML text (see ``load_scenario``)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        line = int(m.group(1)) if m else None
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        raise ScenarioError(path, line, "", f"not valid TOML: {msg}") from None
+    ctx = _Context(path, text)
+    top = _Reader(ctx, doc, (), "scenario")
+    fmt = top.get("format", str, FORMAT)
+    if fmt != FORMAT:
+        raise top.fail("format", f"must be {FORMAT!r}")
+    version = top.get("version", int, ...)
+    loader = _LOADERS.get(version)
+    if loader is None:
+        raise top.fail("version", f"{version} is not supported; this release reads version(s) "
+                       f"{', '.join(map(str, sorted(_LOADERS)))}")
+    cfg = loader(ctx, top)
+    cfg.path = path
+    cfg.source_hash = digest or hashlib.sha256(text.encode()).hexdigest()
+    return cfg
+
+
+def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
+    name = top.get("name", str, "unnamed")
+    description = top.get("description", str, "")
+    run = top.get("run", dict, {})
+    rr = _Reader(ctx, run, ("run",), "run")
+    seed = rr.get("seed", int, 1)
+    duration = rr.get("duration_s", float, 600.0, check=_positive)
+    step = rr.get("step_s", float, 1.0, check=_positive)
+    sample = rr.get("sample_s", float, 10.0, check=_positive)
+    rr.done()
+
+    members: list[MemberConfig] = []
+    for i, t in enumerate(top.get("member", list, ...)):
+        members.append(_member(ctx, t, i))
+    if not 1 <= len(members) <= 4:
+        raise top.fail("member", f"an SSI cluster has 1 to 4 members, not {len(members)}")
+    names = [m.name for m in members]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise ScenarioError(ctx.path, ctx.lines.line(("member", i, "name")),
+                                f"member[{i}].name", f"{n} is defined twice")
+
+    links = [_link(ctx, t, i, names) for i, t in enumerate(top.get("link", list, []))]
+    guests: list[GuestConfig] = []
+    for i, t in enumerate(top.get("guest", list, [])):
+        g = _guest(ctx, t, i, names)
+        if any(x.userid == g.userid for x in guests):
+            raise ScenarioError(ctx.path, ctx.lines.line(("guest", i, "userid")),
+                                f"guest[{i}].userid", f"{g.userid} is defined twice")
+        guests.append(g)
+
+    timeline: list[TimelineEntry] = []
+    for i, t in enumerate(top.get("timeline", list, [])):
+        r = _Reader(ctx, t, ("timeline", i), f"timeline[{i}]")
+        at = r.get("at_s", float, ..., check=lambda v: None if v >= 0 else "must be 0 or more")
+        cmd = r.get("command", str, ..., check=lambda v: None if v.split() else "is empty")
+        r.done()
+        verb = cmd.split()[0]
+        if not known_verb(verb):
+            raise r.fail("command", f"unknown command {verb.upper()!r}")
+        timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
+    objectives = [dict(o) for o in top.get("objective", list, [])]
+    top.done()
+    return ScenarioConfig(name=name, members=members, guests=guests, links=links,
+                          timeline=timeline, objectives=objectives, description=description,
+                          seed=seed, duration_s=duration, step_s=step, sample_s=sample)
+
+
+_LOADERS: dict[int, Callable[[_Context, _Reader], ScenarioConfig]] = {1: _load_v1}
+
+
+def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
+    if not isinstance(t, dict):
+        raise ScenarioError(ctx.path, ctx.lines.line(("member", i)), f"member[{i}]",
+                            "must be a table ([[member]])")
+    r = _Reader(ctx, t, ("member", i), f"member[{i}]")
+    name = r.get("name", str, ..., check=_name_check).upper()
+    r.label = f"member[{i}] ({name})"
+    cpus = r.get("cpus", int, 4, check=lambda v: None if 1 <= v <= 256 else "must be 1 to 256")
+    speed = r.get("cpu_speed", float, 1.0, check=_positive)
+    central = r.size("central")
+    if central <= 0:
+        raise r.fail("central", "must be greater than 0")
+    xstor = r.size("xstor", 0)
+    storbuf = r.get("storbuf_pct", float, 300.0, check=_positive)
+    cleanup = r.get("logoff_cleanup", str, "background",
+                    check=lambda v: None if v in ("background", "inline")
+                    else "must be 'background' or 'inline'")
+    cp_pages = r.size("cp_storage", -1) if "cp_storage" in t else -1
+    vols = []
+    for j, vt in enumerate(r.get("volume", list, [])):
+        vr = _Reader(ctx, vt, ("member", i, "volume", j), f"{r.label}.volume[{j}]")
+        volid = vr.get("volid", str, f"PAG{j + 1:03d}",
+                       check=lambda v: None if 1 <= len(v) <= 6 else "must be 1 to 6 characters")
+        if "slots" in vt and "size" in vt:
+            raise vr.fail("slots", "give either slots or size, not both")
+        slots = vr.get("slots", int, 0) if "slots" in vt else vr.size("size", ...)
+        if slots <= 0:
+            raise vr.fail("slots" if "slots" in vt else "size", "must be greater than 0")
+        vols.append(VolumeConfig(
+            volid=volid.upper(), slots=slots,
+            service_ms=vr.get("service_ms", float, 0.5, check=_positive),
+            queue_depth=vr.get("queue_depth", int, 4,
+                               check=lambda v: None if 1 <= v <= 256 else "must be 1 to 256"),
+            rdev=vr.get("rdev", str, f"{0x200 + j:04X}"),
+        ))
+        vr.done()
+    r.done()
+    return MemberConfig(name=name, cpus=cpus, cpu_speed=speed, central_pages=central,
+                        xstor_pages=xstor, volumes=tuple(vols), cp_pages=cp_pages,
+                        storbuf_pct=storbuf, logoff_cleanup=cleanup)
+
+
+def _link(ctx: _Context, t: Any, i: int, names: list[str]) -> LinkConfig:
+    r = _Reader(ctx, t, ("link", i), f"link[{i}]")
+    mem = r.get("members", list, ...)
+    if len(mem) != 2 or not all(isinstance(x, str) for x in mem):
+        raise r.fail("members", "must name two members, e.g. [\"MEMB1\", \"MEMB2\"]")
+    mem_u = (mem[0].upper(), mem[1].upper())
+    for x in mem_u:
+        if x not in names:
+            raise r.fail("members", f"{x} is not a member; members: {', '.join(names)}")
+    if mem_u[0] == mem_u[1]:
+        raise r.fail("members", "a link joins two different members")
+    chpids = []
+    for j, c in enumerate(r.get("chpids", list, [])):
+        if not isinstance(c, dict):
+            raise r.fail("chpids", "each CHPID is a table like {gbps = 8, ctcs = 4}")
+        cr = _Reader(ctx, c, ("link", i, "chpids"), f"link[{i}].chpids[{j}]")
+        gbps = cr.get("gbps", int, ..., check=lambda v: None if v in (2, 4, 8)
+                      else "FICON CHPIDs run at 2, 4 or 8 Gbit/s")
+        ctcs = cr.get("ctcs", int, 4, check=lambda v: None if 1 <= v <= 16 else "must be 1 to 16")
+        cr.done()
+        chpids.append(ChpidConfig(gbps, ctcs))
+    r.done()
+    return LinkConfig(mem_u, tuple(chpids))
+
+
+def _guest(ctx: _Context, t: Any, i: int, names: list[str]) -> GuestConfig:
+    r = _Reader(ctx, t, ("guest", i), f"guest[{i}]")
+    userid = r.get("userid", str, ..., check=_name_check).upper()
+    r.label = f"guest[{i}] ({userid})"
+    member = r.get("member", str, ...).upper()
+    if member not in names:
+        raise r.fail("member", f"{member} is not a member; members: {', '.join(names)}")
+    storage = r.size("storage")
+    if storage <= 0:
+        raise r.fail("storage", "must be greater than 0")
+    vdisks = r.get("vdisks", list, [])
+    vdisk_pages = []
+    for v in vdisks:
+        try:
+            vdisk_pages.append(size_to_pages(v))
+        except SizeError as e:
+            raise r.fail("vdisks", str(e)) from None
+    set_res = r.get("set_reserved", (str, int), 0)
+    try:
+        set_reserved = set_res if isinstance(set_res, int) else size_to_pages(set_res)
+    except SizeError as e:
+        raise r.fail("set_reserved", f"{e} (or a page count)") from None
+    wl_table = r.get("workload", dict, {"type": "idle"})
+    wr = _Reader(ctx, wl_table, ("guest", i, "workload"), f"{r.label}.workload")
+    kind = wr.get("type", str, ...)
+    params = {k: v for k, v in wl_table.items() if k != "type"}
+    try:
+        resolve_params(kind, params)
+    except WorkloadError as e:
+        bad = next((k for k in params if k.lower() in str(e)), None)
+        raise wr.fail(bad or "type", str(e)) from None
+    wr.done(allowed_extra=tuple(params))
+    g = GuestConfig(
+        userid=userid, member=member, storage_pages=storage,
+        standby_pages=r.size("standby", 0), reserved_storage_pages=r.size("reserved", 0),
+        vcpus=r.get("vcpus", int, 1, check=lambda v: None if 1 <= v <= 64 else "must be 1 to 64"),
+        share=r.get("share", float, 100.0, check=lambda v: None if 1 <= v <= 10000
+                    else "RELATIVE share must be 1 to 10000"),
+        set_reserved_pages=set_reserved,
+        vdisk_pages=tuple(vdisk_pages),
+        workload=WorkloadSpec(kind.lower(), params),
+        logged_on=r.get("logged_on", bool, True),
+        swap_pages=r.size("swap", 0),
+        swap_mb_s=r.get("swap_mb_s", float, 100.0, check=_positive),
+    )
+    r.done()
+    return g

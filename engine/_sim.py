@@ -1,0 +1,594 @@
+"""The simulation: the clock, members, guests, paging, the scheduler, events and samples.
+
+The caller drives the clock with ``step()`` or ``run_until(t)``; nothing here reads the wall
+clock. Every change of the world comes through ``execute(command)`` (CP command text) or a
+scenario's timeline, which is also just commands.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _kernels as K
+from ._config import ScenarioConfig, TimelineEntry
+from ._state import (
+    DISPATCH,
+    DORMANT,
+    ELIGIBLE,
+    STATE_CLASS,
+    Guest,
+    GuestSnapshot,
+    Member,
+    MemberSnapshot,
+    Snapshot,
+)
+
+# CPU cost of CP's own paging work, charged to the member (seconds per page).
+CP_CPU_PER_PAGE_S = 4e-6
+# A page fault served from XSTOR: synchronous, about this long (seconds).
+XSTOR_FAULT_S = 15e-6
+# CPU CP spends handling a DASD page fault (the wait itself is in the volume model).
+DASD_FAULT_CPU_S = 8e-6
+# First touch of a page: CP finds and clears a frame.
+NEW_PAGE_S = 1.5e-6
+# XSTOR migration keeps this share of blocks free.
+XSTOR_FREE_TARGET = 0.05
+# A paging episode of a guest ends after this long without page-outs (seconds).
+EPISODE_GAP_S = 30.0
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened at a simulated time, for logs, the store and viewers."""
+
+    t_s: float
+    seq: int
+    kind: str
+    member: str | None
+    userid: str | None
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CPResponse:
+    """CP's answer to a command: the lines it printed and a return code (0 = success)."""
+
+    lines: list[str]
+    rc: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the command was accepted."""
+        return self.rc == 0
+
+    @property
+    def text(self) -> str:
+        """The lines as one block of text."""
+        return "\n".join(self.lines)
+
+
+class Simulation:
+    """A z/VM SSI cluster and its guests, advanced in fixed steps of simulated time.
+
+    Parameters
+    ----------
+    scenario : ScenarioConfig
+        The cluster, guests and timeline.
+    seed : int, optional
+        Overrides the scenario's seed; same scenario and seed give identical results.
+    """
+
+    def __init__(self, scenario: ScenarioConfig, seed: int | None = None) -> None:
+        self.scenario = scenario
+        self.seed = int(scenario.seed if seed is None else seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.step_s = float(scenario.step_s)
+        self.sample_s = max(self.step_s, float(scenario.sample_s))
+        self.steps = 0
+        self.members: dict[str, Member] = {m.name.upper(): Member(m) for m in scenario.members}
+        self.guests: dict[str, Guest] = {}
+        for g in scenario.guests:
+            self.guests[g.userid.upper()] = Guest(g, self.seed)
+        self.events: list[Event] = []
+        self._event_seq = 0
+        self._listeners: list[Callable[[Event], None]] = []
+        self._queue: list[tuple[float, int, TimelineEntry]] = []
+        self._queue_seq = 0
+        for entry in scenario.timeline:
+            self.schedule(entry)
+        self.samples_member: list[tuple[Any, ...]] = []
+        self.samples_guest: list[tuple[Any, ...]] = []
+        self._last_sample_counters: dict[str, tuple[int, ...]] = {}
+        self._last_sample_units: dict[str, float] = {}
+        self._last_sample_t = 0.0
+        self._rotate = 0
+        self._touch_out = np.zeros(K.T_OUT_LEN, dtype=np.float64)
+        self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
+        self._mig_out = np.zeros(3, dtype=np.int64)
+        self.command_log: list[tuple[float, str, int]] = []
+        from ._commands import CommandProcessor
+
+        self.cp = CommandProcessor(self)
+        for g in self.guests.values():
+            if g.cfg.logged_on:
+                self._log_on(g, g.home, announce=False)
+        self._take_sample()
+
+    # -- clock -------------------------------------------------------------------------------
+    @property
+    def t(self) -> float:
+        """Simulated seconds since the scenario started."""
+        return self.steps * self.step_s
+
+    def peek(self) -> float:
+        """Simulated time of the next scheduled command, or ``inf`` when none is queued."""
+        return self._queue[0][0] if self._queue else math.inf
+
+    def step(self) -> None:
+        """Advance the world by one step of ``step_s`` simulated seconds."""
+        self._run_due_commands()
+        dt = self.step_s
+        for name in sorted(self.members):
+            m = self.members[name]
+            if m.up:
+                self._step_member(m, dt)
+        self.steps += 1
+        if self.t - self._last_sample_t >= self.sample_s - 1e-9:
+            self._take_sample()
+
+    def run_until(
+        self,
+        t_s: float,
+        progress: Callable[[float, str], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        """Step until simulated time ``t_s``.
+
+        Parameters
+        ----------
+        t_s : float
+            Simulated time to reach (rounded up to a whole step).
+        progress : callable, optional
+            ``progress(fraction, message)``, called now and then.
+        should_stop : callable, optional
+            Polled between steps; returning True stops early.
+        """
+        start = self.t
+        total = max(t_s - start, 1e-9)
+        every = max(1, int(total / self.step_s / 200))
+        n = 0
+        while self.t < t_s - 1e-9:
+            if should_stop is not None and should_stop():
+                break
+            self.step()
+            n += 1
+            if progress is not None and n % every == 0:
+                progress(min(1.0, (self.t - start) / total), f"t={self.t:.0f}s")
+        self._run_due_commands()
+        if progress is not None:
+            progress(1.0, f"t={self.t:.0f}s")
+
+    # -- commands ------------------------------------------------------------------------------
+    def schedule(self, entry: TimelineEntry) -> None:
+        """Queue a command for a simulated time (commands due at the same time keep their order)."""
+        heapq.heappush(self._queue, (entry.at_s, self._queue_seq, entry))
+        self._queue_seq += 1
+
+    def _run_due_commands(self) -> None:
+        while self._queue and self._queue[0][0] <= self.t + 1e-9:
+            _, _, entry = heapq.heappop(self._queue)
+            self.execute(entry.command)
+
+    def execute(self, command: str, issuer: str = "OPERATOR") -> CPResponse:
+        """Run one CP or simulator command now and return CP's answer.
+
+        A command that CP would refuse changes nothing and gets CP's error message.
+        """
+        resp = self.cp.execute(command, issuer)
+        self.command_log.append((self.t, command, resp.rc))
+        self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
+                                                  "issuer": issuer})
+        return resp
+
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Call ``listener(event)`` for every event from now on."""
+        self._listeners.append(listener)
+
+    def emit(self, kind: str, member: str | None, userid: str | None, message: str,
+             data: dict[str, Any] | None = None) -> Event:
+        """Record an event at the current simulated time."""
+        ev = Event(round(self.t, 6), self._event_seq, kind, member, userid, message, data or {})
+        self._event_seq += 1
+        self.events.append(ev)
+        for fn in self._listeners:
+            fn(ev)
+        return ev
+
+    # -- logon / logoff -----------------------------------------------------------------------
+    def _log_on(self, g: Guest, member: str, announce: bool = True) -> None:
+        g.log_on(member)
+        if announce:
+            self.emit("LOGON", member, g.userid, f"{g.userid} logged on at {member}")
+
+    def _log_off(self, g: Guest) -> None:
+        m = self.members[g.member] if g.member else None
+        if m is not None:
+            m.resident -= g.n_cen
+            m.xstor_used -= g.n_xst
+            m.slots_used -= g.n_slot
+        member = g.member
+        g.log_off()
+        self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off")
+
+    def guests_on(self, member: str) -> list[Guest]:
+        """Logged-on guests of a member, by user ID."""
+        return sorted((g for g in self.guests.values() if g.member == member),
+                      key=lambda g: g.userid)
+
+    # -- one member, one step ------------------------------------------------------------------
+    def _step_member(self, m: Member, dt: float) -> None:
+        guests = self.guests_on(m.name)
+        self._schedule_states(m, guests)
+        runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
+        alloc = self._allocate_cpu(m, [g for g in runnable], dt)
+        io_left = [m.io_capacity_s * dt]
+        wait = self._dasd_wait_s(m)
+        before = m.counters.as_tuple()
+        if m.free_frames < m.free_low:
+            self._steal(m, m.free_high - m.free_frames, io_left)
+        if runnable:
+            k = self._rotate % len(runnable)
+            order = runnable[k:] + runnable[:k]
+            for g in order:
+                self._run_guest(m, g, dt, alloc.get(g.userid, 0.0), wait, io_left)
+        self._rotate += 1
+        if m.free_frames < m.free_high:
+            self._steal(m, m.free_high - m.free_frames, io_left)
+        if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * XSTOR_FREE_TARGET:
+            self._migrate(m, int(m.cfg.xstor_pages * 2 * XSTOR_FREE_TARGET) - m.xstor_free, io_left)
+        cap = m.io_capacity_s * dt
+        m.io_util = 0.0 if cap <= 0 else 1.0 - io_left[0] / cap
+        after = m.counters.as_tuple()
+        moved = sum(a - b for a, b in zip(after[:5], before[:5]))
+        cpu_cap = m.cfg.cpus * dt
+        used = sum(alloc.values()) + moved * CP_CPU_PER_PAGE_S
+        m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
+        self._note_member(m)
+        for g in guests:
+            self._note_guest(m, g)
+
+    def _schedule_states(self, m: Member, guests: list[Guest]) -> None:
+        """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
+        limit = m.frames * m.cfg.storbuf_pct / 100.0
+        busy = [g for g in guests if g.workload.busy()]
+        # guests already dispatched keep their place; then the longest waiting are admitted
+        busy.sort(key=lambda g: (g.state != DISPATCH, g.eligible_since or 0.0, g.userid))
+        total = 0.0
+        admitted = set()
+        for g in busy:
+            ws = min(g.workload.working_set_pages(), g.npages)
+            if total == 0.0 or total + ws <= limit:
+                admitted.add(g.userid)
+                total += ws
+        for g in guests:
+            if not g.workload.busy():
+                new = DORMANT
+            elif g.userid in admitted:
+                new = DISPATCH
+            else:
+                new = ELIGIBLE
+            if new != g.state:
+                old = g.state
+                g.state = new
+                g.eligible_since = self.t if new == ELIGIBLE else None
+                self.emit("STATE", m.name, g.userid, f"{g.userid} {old} -> {new}",
+                          {"from": old, "to": new})
+
+    def _allocate_cpu(self, m: Member, guests: list[Guest], dt: float) -> dict[str, float]:
+        """Share the member's CPU by SHARE (water-filling: nobody gets more than it asks)."""
+        cap = m.cfg.cpus * dt
+        demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
+        alloc = {u: 0.0 for u in demand}
+        for g in guests:  # ABSOLUTE shares first: a fixed part of the member
+            if g.share_absolute:
+                a = min(demand[g.userid], cap * g.share / 100.0)
+                alloc[g.userid] = a
+                cap -= a
+        open_ = [g for g in guests if not g.share_absolute and demand[g.userid] > 0]
+        cap = max(cap, 0.0)
+        while open_ and cap > 1e-12:
+            weight = sum(g.share for g in open_)
+            if weight <= 0:
+                break
+            done = []
+            spent = 0.0
+            for g in open_:
+                give = cap * g.share / weight
+                need = demand[g.userid] - alloc[g.userid]
+                if give >= need:
+                    alloc[g.userid] += need
+                    spent += need
+                    done.append(g)
+                else:
+                    alloc[g.userid] += give
+                    spent += give
+            cap -= spent
+            if not done:
+                break
+            open_ = [g for g in open_ if g not in done]
+        return alloc
+
+    def _dasd_wait_s(self, m: Member) -> float:
+        """How long a virtual CPU waits for a DASD page fault, queueing included."""
+        vols = m.cfg.volumes
+        if not vols:
+            return 0.01
+        svc = sum(v.service_ms for v in vols) / len(vols) / 1000.0
+        return svc / max(0.05, 1.0 - m.io_util)
+
+    def _run_guest(self, m: Member, g: Guest, dt: float, cpu_s: float, wait: float,
+                   io_left: list[float]) -> None:
+        plans = g.workload.plan(dt)
+        speed = m.cfg.cpu_speed
+        units = 0.0
+        cpu_used = 0.0
+        out = self._touch_out
+        assert g.planes is not None
+        for i, r in enumerate(plans):
+            cur = g.cursor(i, r.lo)
+            if not (r.lo <= cur[0] < r.hi):
+                cur[0], cur[1] = r.lo, -1
+            budget_cpu = cpu_s * speed * r.budget_share
+            budget_wall = g.cfg.vcpus * dt * r.budget_share
+            cover = r.max_cover
+            for _attempt in range(12):
+                K.touch_region(
+                    g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
+                    budget_cpu, budget_wall, r.cpu_s_per_touch, NEW_PAGE_S, XSTOR_FAULT_S,
+                    wait, DASD_FAULT_CPU_S, m.free_frames, int(io_left[0]), False, g.rng, out,
+                )
+                touches = int(out[K.T_TOUCHES])
+                new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
+                cur[0] = int(out[K.T_CURSOR])
+                cur[1] = int(out[K.T_NEXT])
+                g.n_cen += new + xin + din
+                g.n_xst -= xin
+                g.n_dsd -= din
+                m.resident += new + xin + din
+                m.xstor_used -= xin
+                io_left[0] -= din
+                for c in (g.counters, m.counters):
+                    c.new += new
+                    c.xstor_in += xin
+                    c.dasd_in += din
+                units += touches * r.units_per_touch
+                cpu_used += out[K.T_CPU_S] / speed
+                budget_cpu -= out[K.T_CPU_S]
+                budget_wall -= out[K.T_WALL_S]
+                cover -= int(out[K.T_COVERED])
+                if int(out[K.T_STOP]) != K.STOP_FRAMES:
+                    break
+                if self._steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
+                    break
+        g.units_step = units / dt
+        g.units_total += units
+        g.cpu_s_total += cpu_used
+
+    # -- paging ----------------------------------------------------------------------------------
+    def _steal(self, m: Member, want: int, io_left: list[float]) -> int:
+        """CP's demand scan: free up to ``want`` frames, dormant guests first.
+
+        Pages referenced since the last visit get a second chance; reserved pages (SET RESERVED)
+        are protected. Order: dormant, eligible, dispatch list, two clock passes each; only then
+        are referenced pages taken, in the same order.
+        """
+        if want <= 0:
+            return 0
+        guests = [g for g in self.guests_on(m.name) if g.n_cen > g.set_reserved]
+        got = 0
+        passes = [(c, False) for c in (0, 0, 1, 1, 2, 2)] + [(c, True) for c in (0, 1, 2)]
+        out = self._steal_out
+        for cls, take_ref in passes:
+            need = want - got
+            if need <= 0:
+                break
+            cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls
+                     and g.n_cen > g.set_reserved]
+            if not cands:
+                continue
+            total = sum(g.n_cen - g.set_reserved for g in cands)
+            for g in cands:
+                avail = g.n_cen - g.set_reserved
+                share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
+                if share <= 0:
+                    continue
+                assert g.planes is not None
+                K.steal_pages(g.planes, g.steal_cursor, share, take_ref, m.xstor_free,
+                              int(io_left[0]), m.slots_free, out)
+                to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
+                alloc, rel = int(out[3]), int(out[4])
+                g.steal_cursor = int(out[K.S_CURSOR])
+                n = to_x + to_dw + to_dc
+                got += n
+                g.n_cen -= n
+                g.n_xst += to_x
+                g.n_dsd += to_dw + to_dc
+                g.n_slot += alloc - rel
+                m.resident -= n
+                m.xstor_used += to_x
+                m.slots_used += alloc - rel
+                io_left[0] -= to_dw
+                for c in (g.counters, m.counters):
+                    c.xstor_out += to_x
+                    c.dasd_out += to_dw
+                    c.dasd_clean += to_dc
+                if n:
+                    self._note_pageout(m, g, to_x, to_dw + to_dc)
+                if int(out[K.S_BLOCKED]):
+                    self._note_blocked(m)
+                    return got
+                if got >= want:
+                    return got
+        return got
+
+    def _migrate(self, m: Member, want: int, io_left: list[float]) -> int:
+        """Move aged XSTOR pages on to DASD, dormant guests' first."""
+        if want <= 0:
+            return 0
+        guests = [g for g in self.guests_on(m.name) if g.n_xst > 0]
+        guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.userid))
+        moved = 0
+        out = self._mig_out
+        for cls in (0, 1, 2):
+            cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls]
+            total = sum(g.n_xst for g in cands)
+            for g in cands:
+                need = want - moved
+                if need <= 0:
+                    return moved
+                share = min(g.n_xst, max(1, math.ceil(need * g.n_xst / max(total, 1))))
+                assert g.planes is not None
+                K.migrate_xstor(g.planes, g.migrate_cursor, share, int(io_left[0]),
+                                m.slots_free, out)
+                n = int(out[0])
+                g.migrate_cursor = int(out[1])
+                g.n_xst -= n
+                g.n_dsd += n
+                g.n_slot += n
+                m.xstor_used -= n
+                m.slots_used += n
+                io_left[0] -= n
+                moved += n
+                for c in (g.counters, m.counters):
+                    c.migrated += n
+                    c.dasd_out += n
+                if n:
+                    self._note_pageout(m, g, 0, n)
+                if int(out[2]):
+                    self._note_blocked(m)
+                    return moved
+        return moved
+
+    def _note_pageout(self, m: Member, g: Guest, to_xstor: int, to_dasd: int) -> None:
+        for tier, n in (("xstor", to_xstor), ("dasd", to_dasd)):
+            if n and tier not in g.first_out:
+                g.first_out[tier] = self.t
+                self.emit("PAGEOUT_FIRST", m.name, g.userid,
+                          f"{g.userid}: first pages moved to {tier.upper()}", {"tier": tier})
+        if g.episode_start is None:
+            g.episode_start = self.t
+            g.episode_pages = 0
+            self.emit("PAGEOUT_START", m.name, g.userid, f"{g.userid} is losing pages")
+        g.episode_pages += to_xstor + to_dasd
+        g.episode_last_out = self.t
+
+    def _note_blocked(self, m: Member) -> None:
+        if m.slots_free <= 0 and not m.dasd_full_reported:
+            m.dasd_full_reported = True
+            self.emit("PAGING_FULL", m.name, None,
+                      f"{m.name}: all {m.cfg.slots} paging slots are in use")
+
+    def _note_member(self, m: Member) -> None:
+        m.peak["central"] = max(m.peak["central"], m.resident)
+        m.peak["xstor"] = max(m.peak["xstor"], m.xstor_used)
+        m.peak["slots"] = max(m.peak["slots"], m.slots_used)
+        if m.cfg.slots and not m.half_full_reported and m.slots_used * 2 > m.cfg.slots:
+            m.half_full_reported = True
+            self.emit("PAGING_50PCT", m.name, None,
+                      f"{m.name}: paging space is over 50 % full ({m.slots_used} of "
+                      f"{m.cfg.slots} slots)")
+
+    def _note_guest(self, m: Member, g: Guest) -> None:
+        g.peak["central"] = max(g.peak["central"], g.n_cen)
+        g.peak["xstor"] = max(g.peak["xstor"], g.n_xst)
+        g.peak["dasd"] = max(g.peak["dasd"], g.n_dsd)
+        if g.episode_start is not None and self.t - g.episode_last_out > EPISODE_GAP_S:
+            self.emit("PAGEOUT_END", m.name, g.userid,
+                      f"{g.userid} lost {g.episode_pages} pages since t={g.episode_start:.0f}s",
+                      {"pages": g.episode_pages, "since_s": g.episode_start})
+            g.episode_start = None
+
+    # -- samples and snapshots -----------------------------------------------------------------
+    def _take_sample(self) -> None:
+        t = round(self.t, 6)
+        span = t - self._last_sample_t
+        for name in sorted(self.members):
+            m = self.members[name]
+            now = m.counters.as_tuple()
+            prev = self._last_sample_counters.get(name, (0,) * len(now))
+            rates = [(a - b) / span if span > 0 else 0.0 for a, b in zip(now, prev)]
+            self._last_sample_counters[name] = now
+            self.samples_member.append((
+                t, name, m.resident, m.free_frames, m.xstor_used, m.slots_used,
+                rates[0] + rates[1], rates[2] + rates[3] + rates[4], rates[0], rates[1],
+                rates[2], rates[3], rates[5], round(m.cpu_util * 100, 3),
+            ))
+        for uid in sorted(self.guests):
+            g = self.guests[uid]
+            prev_u = self._last_sample_units.get(uid, 0.0)
+            tput = (g.units_total - prev_u) / span if span > 0 else 0.0
+            self._last_sample_units[uid] = g.units_total
+            self.samples_guest.append((
+                t, uid, g.member or "", g.state, g.n_cen, g.n_xst, g.n_dsd, round(tput, 6),
+            ))
+        self._last_sample_t = t
+
+    def snapshot(self) -> Snapshot:
+        """An immutable picture of the whole world now (copies, never live arrays)."""
+        members = tuple(
+            MemberSnapshot(m.name, m.frames, m.resident, m.cfg.xstor_pages, m.xstor_used,
+                           m.cfg.slots, m.slots_used, round(m.cpu_util * 100, 3),
+                           round(m.io_util * 100, 3), m.counters.as_tuple())
+            for m in (self.members[n] for n in sorted(self.members))
+        )
+        guests = tuple(
+            GuestSnapshot(g.userid, g.member, g.state, g.cfg.storage_pages, g.n_cen, g.n_xst,
+                          g.n_dsd, g.workload.describe(), round(g.units_step, 6), g.workload.unit)
+            for g in (self.guests[u] for u in sorted(self.guests))
+        )
+        return Snapshot(round(self.t, 6), members, guests, len(self.events))
+
+    # -- checks ----------------------------------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Check every invariant against the bit-planes; return the broken ones (empty: all hold)."""
+        problems: list[str] = []
+        counts = np.zeros(K.NPLANES, dtype=np.int64)
+        per_member: dict[str, list[int]] = {n: [0, 0, 0] for n in self.members}
+        for g in self.guests.values():
+            if g.planes is None:
+                continue
+            bad = K.check_planes(g.planes, g.npages)
+            if bad >= 0:
+                problems.append(f"{g.userid}: page state invariant broken in word {bad}")
+            K.count_planes(g.planes, counts)
+            for name, have, want in (("central", counts[K.CEN], g.n_cen),
+                                     ("xstor", counts[K.XST], g.n_xst),
+                                     ("dasd", counts[K.DSD], g.n_dsd),
+                                     ("slots", counts[K.SLOT], g.n_slot)):
+                if int(have) != want:
+                    problems.append(f"{g.userid}: {name} pages {int(have)} but counted {want}")
+            assert g.member is not None
+            pm = per_member[g.member]
+            pm[0] += g.n_cen
+            pm[1] += g.n_xst
+            pm[2] += g.n_slot
+        for name, m in self.members.items():
+            r, x, s = per_member[name]
+            if (r, x, s) != (m.resident, m.xstor_used, m.slots_used):
+                problems.append(f"{name}: member totals {(m.resident, m.xstor_used, m.slots_used)}"
+                                f" but guests hold {(r, x, s)}")
+            if not (0 <= m.resident <= m.frames):
+                problems.append(f"{name}: {m.resident} frames used of {m.frames}")
+            if not (0 <= m.xstor_used <= m.cfg.xstor_pages):
+                problems.append(f"{name}: {m.xstor_used} XSTOR blocks used of {m.cfg.xstor_pages}")
+            if not (0 <= m.slots_used <= m.cfg.slots):
+                problems.append(f"{name}: {m.slots_used} slots used of {m.cfg.slots}")
+        return problems

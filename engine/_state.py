@@ -1,0 +1,219 @@
+"""Run-time state of members and guests, and the immutable snapshots published to viewers."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _kernels as K
+from ._config import GuestConfig, MemberConfig
+from ._workloads import Workload
+
+# Scheduler states as CP reports them. "dispatch" is a guest with work on the dispatch list.
+DISPATCH = "dispatch"
+ELIGIBLE = "eligible"
+DORMANT = "dormant"
+LOGGED_OFF = "logged off"
+
+STATE_CLASS = {DORMANT: 0, ELIGIBLE: 1, DISPATCH: 2}
+
+
+@dataclass
+class PagingCounters:
+    """Cumulative page movements (pages)."""
+
+    xstor_in: int = 0  # page faults served from XSTOR
+    dasd_in: int = 0  # page faults served from DASD
+    xstor_out: int = 0  # pages stolen to XSTOR
+    dasd_out: int = 0  # pages written to DASD (steals and migrations)
+    dasd_clean: int = 0  # pages stolen without a write (valid slot copy)
+    migrated: int = 0  # XSTOR pages moved on to DASD
+    new: int = 0  # pages instantiated
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """The counters in field order."""
+        return (self.xstor_in, self.dasd_in, self.xstor_out, self.dasd_out, self.dasd_clean,
+                self.migrated, self.new)
+
+
+class Guest:
+    """A guest's run-time state: where it runs, its page bit-planes and its workload."""
+
+    def __init__(self, cfg: GuestConfig, seed: int) -> None:
+        self.cfg = cfg
+        self.userid = cfg.userid.upper()
+        self.member: str | None = None
+        self.home = cfg.member.upper()
+        self.seed = seed
+        self.logons = 0
+        self.planes: np.ndarray | None = None
+        self.rng = np.zeros(1, dtype=np.uint64)
+        self.n_cen = 0
+        self.n_xst = 0
+        self.n_dsd = 0
+        self.n_slot = 0
+        self.steal_cursor = 0
+        self.migrate_cursor = 0
+        self.cursors: list[list[int]] = []
+        self.state = LOGGED_OFF
+        self.eligible_since: float | None = None
+        self.set_reserved = cfg.set_reserved_pages
+        self.share = cfg.share
+        self.share_absolute = cfg.share_absolute
+        self.counters = PagingCounters()
+        self.units_total = 0.0
+        self.units_step = 0.0
+        self.cpu_s_total = 0.0
+        self.workload = Workload(cfg.workload.kind, cfg.workload.params, self.npages)
+        self.first_out: dict[str, float] = {}
+        self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
+        self.episode_last_out = -1e30
+        self.episode_start: float | None = None
+        self.episode_pages = 0
+
+    @property
+    def npages(self) -> int:
+        """Pages of guest storage plus private VDISKs (the address spaces CP pages for it)."""
+        return self.cfg.storage_pages + self.cfg.vdisk_total_pages
+
+    @property
+    def instantiated(self) -> int:
+        """Pages touched at least once and still held somewhere."""
+        return self.n_cen + self.n_xst + self.n_dsd
+
+    @property
+    def logged_on(self) -> bool:
+        """True while the guest has a virtual machine on some member."""
+        return self.member is not None
+
+    def log_on(self, member: str) -> None:
+        """Create the virtual machine on ``member``: empty storage, workload started afresh."""
+        self.member = member
+        self.logons += 1
+        words = (self.npages + 63) // 64
+        # np.zeros maps untouched pages lazily: a huge guest costs memory only as it is used
+        self.planes = np.zeros((words, K.NPLANES), dtype=np.uint64)
+        mix = zlib.crc32(f"{self.userid}/{self.logons}".encode())
+        self.rng[0] = np.uint64(np.random.default_rng([self.seed, mix]).integers(0, 2**63))
+        self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
+        self.steal_cursor = self.migrate_cursor = 0
+        self.reset_cursors()
+        self.state = DORMANT
+
+    def log_off(self) -> None:
+        """Drop the virtual machine and its storage."""
+        self.member = None
+        self.planes = None
+        self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
+        self.state = LOGGED_OFF
+        self.eligible_since = None
+
+    def set_workload(self, workload: Workload) -> None:
+        """Replace the running workload; walks start at the beginning of its regions."""
+        self.workload = workload
+        self.reset_cursors()
+
+    def reset_cursors(self) -> None:
+        """Forget where the workload's walks were."""
+        self.cursors = []
+
+    def cursor(self, i: int, lo: int) -> list[int]:
+        """The walk state ``[position, next_selected]`` of region ``i``."""
+        while len(self.cursors) <= i:
+            self.cursors.append([lo, -1])
+        return self.cursors[i]
+
+
+class Member:
+    """A member's run-time state: frames, XSTOR blocks, slots and paging counters."""
+
+    def __init__(self, cfg: MemberConfig) -> None:
+        self.cfg = cfg
+        self.name = cfg.name.upper()
+        self.frames = cfg.central_pages - cfg.cp_frames
+        self.resident = 0
+        self.xstor_used = 0
+        self.slots_used = 0
+        self.counters = PagingCounters()
+        self.io_capacity_s = sum(v.pages_per_s for v in cfg.volumes)
+        self.io_util = 0.0
+        self.cpu_util = 0.0
+        self.dasd_full_reported = False
+        self.half_full_reported = False
+        self.peak = {"central": 0, "xstor": 0, "slots": 0}
+        self.free_low = max(64, self.frames // 200)
+        self.free_high = max(128, self.frames // 100)
+        self.up = True
+
+    @property
+    def free_frames(self) -> int:
+        """Frames not holding a guest page."""
+        return self.frames - self.resident
+
+    @property
+    def xstor_free(self) -> int:
+        """XSTOR blocks not in use."""
+        return self.cfg.xstor_pages - self.xstor_used
+
+    @property
+    def slots_free(self) -> int:
+        """DASD paging slots not in use."""
+        return self.cfg.slots - self.slots_used
+
+    def volume_use(self) -> list[tuple[str, str, int, int]]:
+        """``(volid, rdev, total, used)`` per volume; CP spreads slots over volumes evenly."""
+        total = self.cfg.slots
+        out = []
+        left = self.slots_used
+        for i, v in enumerate(self.cfg.volumes):
+            share = left if i == len(self.cfg.volumes) - 1 else round(self.slots_used * v.slots / total)
+            share = min(share, v.slots, left)
+            left -= share
+            out.append((v.volid, v.rdev, v.slots, share))
+        return out
+
+
+@dataclass(frozen=True)
+class GuestSnapshot:
+    """One guest at one instant."""
+
+    userid: str
+    member: str | None
+    state: str
+    storage_pages: int
+    central: int
+    xstor: int
+    dasd: int
+    workload: str
+    throughput: float  # units per second over the last step
+    unit: str
+
+
+@dataclass(frozen=True)
+class MemberSnapshot:
+    """One member at one instant."""
+
+    name: str
+    frames: int
+    resident: int
+    xstor_total: int
+    xstor_used: int
+    slots_total: int
+    slots_used: int
+    cpu_pct: float
+    paging_io_pct: float
+    counters: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The whole simulated world at simulated time ``t_s``; safe to hand to another thread."""
+
+    t_s: float
+    members: tuple[MemberSnapshot, ...]
+    guests: tuple[GuestSnapshot, ...]
+    events: int
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,184 @@
+"""The run store: finished runs in SQLite, each committed whole or not at all.
+
+Lives in the user data directory (platformdirs) unless a path is given. WAL journal, foreign
+keys on, schema migrations inside ``BEGIN IMMEDIATE ... PRAGMA user_version = N; COMMIT``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from ._sim import Simulation
+
+SCHEMA_VERSION = 1
+
+_MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        scenario_name TEXT NOT NULL,
+        scenario_path TEXT NOT NULL,
+        scenario_hash TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        program_version TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        sim_end_s REAL NOT NULL,
+        summary_json TEXT NOT NULL
+    );
+    CREATE TABLE member_samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        t_s REAL NOT NULL, member TEXT NOT NULL,
+        central_used INTEGER, free_frames INTEGER, xstor_used INTEGER, slots_used INTEGER,
+        page_in_s REAL, page_out_s REAL, xstor_in_s REAL, dasd_in_s REAL,
+        xstor_out_s REAL, dasd_out_s REAL, migrate_s REAL, cpu_pct REAL
+    );
+    CREATE INDEX member_samples_run ON member_samples(run_id, member, t_s);
+    CREATE TABLE guest_samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        t_s REAL NOT NULL, userid TEXT NOT NULL, member TEXT, state TEXT,
+        central INTEGER, xstor INTEGER, dasd INTEGER, throughput REAL
+    );
+    CREATE INDEX guest_samples_run ON guest_samples(run_id, userid, t_s);
+    CREATE TABLE events (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL, t_s REAL NOT NULL, kind TEXT NOT NULL,
+        member TEXT, userid TEXT, message TEXT NOT NULL, data_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    );
+    """,
+}
+
+MEMBER_COLUMNS = ("t_s", "member", "central_used", "free_frames", "xstor_used", "slots_used",
+                  "page_in_s", "page_out_s", "xstor_in_s", "dasd_in_s", "xstor_out_s",
+                  "dasd_out_s", "migrate_s", "cpu_pct")
+GUEST_COLUMNS = ("t_s", "userid", "member", "state", "central", "xstor", "dasd", "throughput")
+
+
+class StoreError(RuntimeError):
+    """The run database cannot be opened or is of a newer version."""
+
+
+def default_db_path() -> Path:
+    """The run database in the user's data directory."""
+    return Path(platformdirs.user_data_dir("ssisim", appauthor=False)) / "runs.sqlite"
+
+
+class RunStore:
+    """Stored runs: save a finished simulation, list runs, read one back."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else default_db_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"cannot open the run database {self.path}: {e}") from None
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise StoreError(f"{self.path} is not a usable run database: {e}") from None
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        have = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if have > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by a newer ssisim (schema {have}); "
+                             f"this one reads up to {SCHEMA_VERSION}")
+        for v in range(have + 1, SCHEMA_VERSION + 1):
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                for stmt in _MIGRATIONS[v].split(";"):
+                    if stmt.strip():
+                        self.db.execute(stmt)
+                self.db.execute(f"PRAGMA user_version = {v}")
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def save(self, sim: Simulation, summary: dict[str, Any], started_at: str,
+             finished_at: str, version: str) -> int:
+        """Store a finished run in one transaction and return its id."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.db.execute(
+                "INSERT INTO runs (scenario_name, scenario_path, scenario_hash, seed, "
+                "program_version, started_at, finished_at, sim_end_s, summary_json) "
+                "VALUES (?,?,?,?,?,?,?,?,?)",
+                (sim.scenario.name, sim.scenario.path, sim.scenario.source_hash, sim.seed,
+                 version, started_at, finished_at, sim.t, json.dumps(summary, sort_keys=True)))
+            run_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                f"INSERT INTO member_samples (run_id, {', '.join(MEMBER_COLUMNS)}) VALUES "
+                f"({', '.join('?' * (len(MEMBER_COLUMNS) + 1))})",
+                ((run_id, *row) for row in sim.samples_member))
+            self.db.executemany(
+                f"INSERT INTO guest_samples (run_id, {', '.join(GUEST_COLUMNS)}) VALUES "
+                f"({', '.join('?' * (len(GUEST_COLUMNS) + 1))})",
+                ((run_id, *row) for row in sim.samples_guest))
+            self.db.executemany(
+                "INSERT INTO events (run_id, seq, t_s, kind, member, userid, message, data_json) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                ((run_id, e.seq, e.t_s, e.kind, e.member, e.userid, e.message,
+                  json.dumps(e.data, sort_keys=True)) for e in sim.events))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return run_id
+
+    def runs(self) -> list[dict[str, Any]]:
+        """All stored runs, newest first (without their data)."""
+        cur = self.db.execute(
+            "SELECT id, scenario_name, scenario_path, seed, program_version, started_at, "
+            "finished_at, sim_end_s FROM runs ORDER BY id DESC")
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    def run(self, run_id: int) -> dict[str, Any] | None:
+        """One stored run with its summary, or None."""
+        cur = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        rec = dict(zip([d[0] for d in cur.description], row))
+        rec["summary"] = json.loads(rec.pop("summary_json"))
+        return rec
+
+    def member_series(self, run_id: int) -> list[dict[str, Any]]:
+        """Stored member samples of a run, in time order."""
+        return self._rows("member_samples", MEMBER_COLUMNS, run_id, "member, t_s")
+
+    def guest_series(self, run_id: int) -> list[dict[str, Any]]:
+        """Stored guest samples of a run, in time order."""
+        return self._rows("guest_samples", GUEST_COLUMNS, run_id, "userid, t_s")
+
+    def events(self, run_id: int) -> list[dict[str, Any]]:
+        """Stored events of a run, in order."""
+        cols = ("seq", "t_s", "kind", "member", "userid", "message", "data_json")
+        return self._rows("events", cols, run_id, "seq")
+
+    def _rows(self, table: str, cols: Iterable[str], run_id: int, order: str) -> list[dict[str, Any]]:
+        cols = tuple(cols)
+        cur = self.db.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE run_id = ? "
+                              f"ORDER BY {order}", (run_id,))
+        return [dict(zip(cols, r)) for r in cur.fetchall()]

@@ -1,0 +1,1 @@
+"""Bundled scenarios (TOML files); listed by ``ssisim scenarios``."""

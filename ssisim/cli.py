@@ -1,0 +1,282 @@
+"""The ``ssisim`` command line: headless replay, checks, stored runs and benchmarks. Never Qt.
+
+Exit codes: 0 success, 1 a user error (one clear message on stderr), 2 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import json
+import sys
+import traceback
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn
+
+from . import __version__
+
+
+class UserError(Exception):
+    """A mistake of the user's: reported in one line, exit code 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message} (see {self.prog} --help)")
+
+
+def bundled_dir() -> Path:
+    """Folder of the scenarios shipped with the program."""
+    return Path(str(resources.files("ssisim.scenarios")))
+
+
+def bundled_scenarios() -> list[Path]:
+    """Every bundled scenario file, sorted by path."""
+    root = bundled_dir()
+    return sorted(p for p in root.rglob("*.toml"))
+
+
+def resolve_scenario(name: str) -> Path:
+    """A scenario path as given, or a bundled scenario by name (``demo``, ``overcommit``)."""
+    p = Path(name)
+    if p.exists():
+        return p
+    root = bundled_dir()
+    for cand in (root / name, root / f"{name}.toml"):
+        if cand.is_file():
+            return cand
+    names = ", ".join(str(s.relative_to(root).with_suffix("")) for s in bundled_scenarios())
+    raise UserError(f"{name}: no such scenario file, and no bundled scenario of that name "
+                    f"(bundled: {names})")
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _write_json(data: Any, target: str) -> None:
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(target).write_text(text)
+        except OSError as e:
+            raise UserError(f"{target}: cannot write JSON ({e.strerror})") from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Replay a scenario headless, print its summary and store the run."""
+    from tqdm import tqdm
+
+    from ssisim import engine
+
+    path = resolve_scenario(args.scenario)
+    scenario = engine.load_scenario(path)
+    store = engine.RunStore(args.db) if not args.no_store else None
+    sim = engine.Simulation(scenario, seed=args.seed)
+    until = scenario.duration_s if args.until is None else args.until
+    if until < 0:
+        raise UserError(f"--until {until}: must be 0 or more seconds")
+    started = _now()
+    bar = tqdm(total=1000, desc=scenario.name[:30], unit="‰", file=sys.stderr,
+               disable=None if not args.quiet else True, leave=False)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.n = int(fraction * 1000)
+        bar.set_postfix_str(message, refresh=False)
+        bar.refresh()
+
+    try:
+        sim.run_until(until, progress=progress)
+    finally:
+        bar.close()
+    summary = engine.build_summary(sim, __version__)
+    run_id = None
+    if store is not None:
+        run_id = store.save(sim, summary, started, _now(), __version__)
+        store.close()
+    if args.json:
+        _write_json(summary, args.json)
+    if args.csv:
+        write_csv(sim, Path(args.csv))
+    if args.json != "-" and not args.quiet:
+        print(engine.format_summary(summary))
+        if run_id is not None:
+            print(f"\nStored as run {run_id} in {store.path if store else ''}")
+    return 0
+
+
+def write_csv(sim: Any, folder: Path) -> None:
+    """Member and guest samples and events of a run as CSV files in ``folder``."""
+    from ssisim.engine._store import GUEST_COLUMNS, MEMBER_COLUMNS
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / "members.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(MEMBER_COLUMNS)
+            w.writerows(sim.samples_member)
+        with open(folder / "guests.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(GUEST_COLUMNS)
+            w.writerows(sim.samples_guest)
+        with open(folder / "events.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(("seq", "t_s", "kind", "member", "userid", "message"))
+            w.writerows((e.seq, e.t_s, e.kind, e.member or "", e.userid or "", e.message)
+                        for e in sim.events)
+    except OSError as e:
+        raise UserError(f"{folder}: cannot write CSV ({e.strerror})") from None
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Validate scenario files without running them."""
+    from ssisim import engine
+
+    for name in args.scenario:
+        sc = engine.load_scenario(resolve_scenario(name))
+        print(f"{name}: OK ({len(sc.members)} members, {len(sc.guests)} guests, "
+              f"{len(sc.timeline)} timeline commands, format version {engine.CURRENT_VERSION})")
+    return 0
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    """List the bundled scenarios."""
+    from ssisim import engine
+
+    root = bundled_dir()
+    for p in bundled_scenarios():
+        sc = engine.load_scenario(p)
+        print(f"{str(p.relative_to(root).with_suffix('')):<28} {sc.name}")
+        if sc.description:
+            print(f"{'':<28} {sc.description[:100]}")
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    """List stored runs."""
+    from ssisim import engine
+
+    with engine.RunStore(args.db) as store:
+        runs = store.runs()
+    if not runs:
+        print("No runs stored yet.")
+        return 0
+    print(f"{'ID':>5}  {'FINISHED':<25}  {'SEED':>6}  {'SIM s':>8}  SCENARIO")
+    for r in runs:
+        print(f"{r['id']:>5}  {r['finished_at']:<25}  {r['seed']:>6}  {r['sim_end_s']:>8.0f}  "
+              f"{r['scenario_name']} ({r['scenario_path']})")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Show a stored run's summary (and events)."""
+    from ssisim import engine
+
+    with engine.RunStore(args.db) as store:
+        rec = store.run(args.run_id)
+        if rec is None:
+            ids = [r["id"] for r in store.runs()]
+            known = f"stored runs: {', '.join(map(str, ids[:20]))}" if ids else "no runs stored"
+            raise UserError(f"run {args.run_id} is not in {store.path} ({known})")
+        events = store.events(args.run_id) if args.events else []
+    if args.json:
+        _write_json(rec["summary"], args.json)
+        return 0
+    print(f"Run {rec['id']}: {rec['scenario_path']} (sha256 {rec['scenario_hash'][:12]}), "
+          f"seed {rec['seed']}, ssisim {rec['program_version']}, {rec['started_at']} .. "
+          f"{rec['finished_at']}")
+    print(engine.format_summary(rec["summary"]))
+    for e in events:
+        print(f"{e['t_s']:>9.1f}s  {e['kind']:<14} {e['message']}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the benchmarks and report each against its target."""
+    from ssisim.engine import _bench
+
+    try:
+        results = _bench.run_all(only=args.only, log=lambda s: print(s, file=sys.stderr))
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        _write_json(results, args.json)
+    if args.json != "-":
+        print(_bench.format_results(results))
+    return 0 if all(r["ok"] for r in results["benchmarks"]) else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``ssisim``."""
+    p = _Parser(prog="ssisim", description="Page-level simulator of z/VM SSI clusters: paging, "
+                "overcommit and Live Guest Relocation.")
+    p.add_argument("--version", action="version", version=f"ssisim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    r = sub.add_parser("run", help="replay a scenario headless and store the run")
+    r.add_argument("scenario", help="scenario file, or the name of a bundled scenario")
+    r.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
+    r.add_argument("--until", type=float, metavar="SECONDS",
+                   help="simulated seconds to run (default: the scenario's duration_s)")
+    r.add_argument("--db", metavar="PATH", help="run database (default: in the user data dir)")
+    r.add_argument("--no-store", action="store_true", help="do not store the run")
+    r.add_argument("--json", metavar="PATH|-", help="write the summary as JSON ('-': stdout)")
+    r.add_argument("--csv", metavar="DIR", help="write samples and events as CSV files")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    r.set_defaults(fn=cmd_run)
+
+    c = sub.add_parser("check", help="validate scenario files without running them")
+    c.add_argument("scenario", nargs="+")
+    c.set_defaults(fn=cmd_check)
+
+    s = sub.add_parser("scenarios", help="list the bundled scenarios")
+    s.set_defaults(fn=cmd_scenarios)
+
+    rs = sub.add_parser("runs", help="list stored runs")
+    rs.add_argument("--db", metavar="PATH")
+    rs.set_defaults(fn=cmd_runs)
+
+    sh = sub.add_parser("show", help="show a stored run")
+    sh.add_argument("run_id", type=int)
+    sh.add_argument("--db", metavar="PATH")
+    sh.add_argument("--json", metavar="PATH|-")
+    sh.add_argument("--events", action="store_true", help="list the run's events too")
+    sh.set_defaults(fn=cmd_show)
+
+    b = sub.add_parser("bench", help="run the benchmarks against their targets")
+    b.add_argument("--json", metavar="PATH|-")
+    b.add_argument("--only", metavar="NAME", action="append",
+                   help="run only this benchmark (repeatable)")
+    b.set_defaults(fn=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``ssisim`` command; returns the exit code."""
+    from ssisim.engine import ScenarioError, StoreError
+
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.fn(args))
+    except (UserError, ScenarioError, StoreError) as e:
+        print(f"ssisim: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("ssisim: interrupted; nothing was stored for this run", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception:  # an internal error: say so, with the details a bug report needs
+        traceback.print_exc()
+        print("ssisim: internal error (exit 2); please report it with the lines above",
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

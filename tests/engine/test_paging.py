@@ -1,0 +1,145 @@
+"""Paging as a planner sees it: who loses pages first, where they go, what it costs."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def run(sim, seconds):
+    sim.run_until(sim.t + seconds)
+    assert sim.verify() == []
+    return sim
+
+
+def test_dormant_guests_lose_pages_before_active_ones(make):
+    # three idle guests fill 48M each, then go quiet; an active guest then grows past storage
+    mem = make.member(central="192M", xstor="16M", paging="512M")
+    idle = [make.guest(f"IDLE{i}", "64M", kind="seqtouch", buffer_mb=48, rate_pages_s=20000)
+            for i in range(3)]
+    act = make.guest("ACT1", "96M", kind="seqtouch", buffer_mb=16, rate_pages_s=20000)
+    sim = make.world([mem], idle + [act])
+    run(sim, 5)
+    for i in range(3):
+        sim.execute(f"WORKLOAD IDLE{i} START IDLE WSS_MB 1")
+    assert sim.members["MEMB1"].counters.xstor_out == 0, "the warm-up fits in storage"
+    sim.execute("WORKLOAD ACT1 SET BUFFER_MB 80")
+    run(sim, 30)
+    a = sim.guests["ACT1"]
+    assert a.counters.xstor_out + a.counters.dasd_out + a.counters.dasd_clean == 0
+    assert a.n_cen == 80 * 256
+    assert sim.members["MEMB1"].counters.dasd_out > 0, "the idle guests' pages reach DASD"
+    lost = [sim.guests[f"IDLE{i}"].counters.xstor_out for i in range(3)]
+    assert all(x > 0 for x in lost), "every idle guest gives pages, none is emptied alone"
+    assert all(sim.guests[f"IDLE{i}"].state == "dormant" for i in range(3))
+
+
+def test_xstor_fills_first_then_ages_out_to_dasd(make):
+    mem = make.member(central="64M", xstor="8M", paging="512M")
+    big = make.guest("BIG", "256M", kind="seqtouch", buffer_mb=128, rate_pages_s=20000)
+    sim = make.world([mem], [big])
+    m = sim.members["MEMB1"]
+    first_xstor = first_dasd = None
+    for _ in range(40):
+        run(sim, 1)
+        if first_xstor is None and m.counters.xstor_out:
+            first_xstor = sim.t
+        if first_dasd is None and m.counters.dasd_out:
+            first_dasd = sim.t
+    assert first_xstor is not None and first_dasd is not None
+    assert first_xstor <= first_dasd
+    assert m.counters.migrated > 0, "XSTOR pages that age out migrate to DASD"
+    assert m.xstor_used <= m.cfg.xstor_pages
+
+
+def test_member_without_xstor_pages_straight_to_dasd(make):
+    mem = make.member(central="64M", xstor="0", paging="512M")
+    sim = make.world([mem], [make.guest("BIG", "256M", kind="seqtouch", buffer_mb=128,
+                                        rate_pages_s=20000)])
+    run(sim, 20)
+    c = sim.members["MEMB1"].counters
+    assert c.xstor_out == 0 and c.dasd_out > 0
+
+
+def test_set_reserved_protects_pages(make):
+    mem = make.member(central="128M", paging="1G")
+    a = make.guest("RES", "64M", kind="seqtouch", buffer_mb=60, rate_pages_s=30000)
+    b = make.guest("NORES", "64M", kind="seqtouch", buffer_mb=60, rate_pages_s=30000)
+    hog = make.guest("HOG", "128M", kind="seqtouch", buffer_mb=4, rate_pages_s=30000)
+    sim = make.world([mem], [a, b, hog])
+    run(sim, 4)
+    assert sim.execute("SET RESERVED RES 40M").ok
+    for u in ("RES", "NORES"):
+        sim.execute(f"WORKLOAD {u} START IDLE WSS_MB 1")
+    sim.execute("WORKLOAD HOG SET BUFFER_MB 120")
+    run(sim, 30)
+    assert sim.guests["RES"].n_cen >= 40 * 256
+    assert sim.guests["NORES"].n_cen < sim.guests["RES"].n_cen
+
+
+def test_sequential_toucher_collapses_when_it_no_longer_fits(make):
+    def throughput(buffer_mb):
+        mem = make.member(central="128M", paging="1G", service_ms=1.0, queue_depth=1)
+        g = make.guest("PT", "256M", kind="seqtouch", buffer_mb=buffer_mb)
+        sim = make.world([mem], [g])
+        run(sim, 10)  # first laps instantiate the buffer
+        before = sim.guests["PT"].units_total
+        run(sim, 20)
+        return (sim.guests["PT"].units_total - before) / 20
+
+    fits = throughput(100)
+    too_big = throughput(160)
+    assert fits > 1e6, "a resident buffer is walked at memory speed"
+    assert too_big < 2000, "I/R above 1 falls to the paging volume's speed (1000 pages/s)"
+
+
+def test_unchanged_pages_with_a_slot_copy_are_dropped_without_a_write(make):
+    mem = make.member(central="64M", paging="512M")
+    g = make.guest("RO", "256M", kind="seqtouch", buffer_mb=100, rate_pages_s=20000, write=0)
+    sim = make.world([mem], [g])
+    run(sim, 40)
+    c = sim.guests["RO"].counters
+    assert c.dasd_in > 0
+    assert c.dasd_clean > 0, "pages read back from DASD and not changed need no write"
+
+
+def test_page_faults_from_dasd_are_limited_by_the_volumes(make):
+    mem = make.member(central="32M", paging="512M", service_ms=2.0, queue_depth=2)  # 1000/s
+    g = make.guest("RND", "128M", kind="randchange", vcpus=4, fraction=1.0, rate_pages_s=50000)
+    sim = make.world([mem], [g])
+    run(sim, 10)
+    before = sim.members["MEMB1"].counters.dasd_in
+    run(sim, 10)
+    rate = (sim.members["MEMB1"].counters.dasd_in - before) / 10
+    assert 0 < rate <= 1000
+
+
+def test_storbuf_puts_guests_on_the_eligible_list(make):
+    mem = make.member(central="64M", paging="512M", storbuf_pct=100)
+    gs = [make.guest(f"G{i}", "64M", kind="seqtouch", buffer_mb=40, rate_pages_s=5000)
+          for i in range(3)]
+    sim = make.world([mem], gs)
+    states = set()
+    for _ in range(5):
+        run(sim, 1)
+        states |= {g.state for g in sim.guests.values()}
+    assert "eligible" in states
+    assert sum(1 for e in sim.events if e.kind == "STATE" and e.data["to"] == "eligible") >= 1
+
+
+def test_cpu_is_shared_by_relative_share(make):
+    mem = make.member(central="512M", cpus=1)
+    a = make.guest("A", "64M", kind="seqtouch", buffer_mb=1, share=100)
+    b = make.guest("B", "64M", kind="seqtouch", buffer_mb=1, share=300)
+    sim = make.world([mem], [a, b])
+    run(sim, 10)
+    ratio = sim.guests["B"].units_total / sim.guests["A"].units_total
+    assert ratio == pytest.approx(3.0, rel=0.05)
+
+
+def test_paging_space_over_half_full_is_reported(make):
+    mem = make.member(central="32M", paging="96M")
+    sim = make.world([mem], [make.guest("BIG", "128M", kind="seqtouch", buffer_mb=100,
+                                        rate_pages_s=20000)])
+    run(sim, 20)
+    kinds = [e.kind for e in sim.events]
+    assert "PAGING_50PCT" in kinds
