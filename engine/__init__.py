@@ -3,6 +3,14 @@
 This is the one public module; the app and the CLI use only what it exports.
 """
 
+import os as _os
+
+import platformdirs as _platformdirs
+
+# Compiled kernels are cached per user, also when the package sits in a read-only place.
+_os.environ.setdefault("NUMBA_CACHE_DIR",
+                       _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
+
 from ._commands import known_verb
 from ._config import (
     ChpidConfig,
