@@ -15,7 +15,7 @@ run: setup syslibs
 	$(BIN)/ssisim run demo
 
 test: setup-test syslibs
-	$(BIN)/lint-imports
+	PYTHONPATH=. $(BIN)/lint-imports
 	$(BIN)/python -m pytest
 	@echo "== engine and CLI tests again, in a venv without Qt =="
 	$(HEADLESS)/bin/python -m pytest tests/engine tests/scenarios tests/cli -p no:pytestqt
@@ -65,7 +65,7 @@ syslibs:
 	fi
 
 lint: setup-test
-	$(BIN)/lint-imports
+	PYTHONPATH=. $(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) $(HEADLESS) build *.egg-info
