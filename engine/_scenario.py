@@ -6,6 +6,7 @@ line and the field, and what would be valid. One loader per format version.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import tomllib
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ._commands import known_verb
+from ._commands import VERBS, known_verb
 from ._config import (
     ChpidConfig,
     GuestConfig,
@@ -121,6 +122,11 @@ class _Reader:
         self.used.add(key)
         if key not in self.table:
             if default is ...:
+                typo = difflib.get_close_matches(key, [k for k in self.table if k not in self.used],
+                                                 n=1)
+                if typo:
+                    raise self.fail(typo[0], f"unknown field; did you mean {key!r} "
+                                    f"(which is required)?")
                 raise self.fail(key, "is required")
             return default
         v = self.table[key]
@@ -233,7 +239,8 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
     for i, t in enumerate(top.get("member", list, ...)):
         members.append(_member(ctx, t, i))
     if not 1 <= len(members) <= 4:
-        raise top.fail("member", f"an SSI cluster has 1 to 4 members, not {len(members)}")
+        raise ScenarioError(ctx.path, ctx.lines.line(("member", min(len(members) - 1, 4))),
+                            "member", f"an SSI cluster has 1 to 4 members, not {len(members)}")
     names = [m.name for m in members]
     for i, n in enumerate(names):
         if n in names[:i]:
@@ -257,7 +264,8 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
         r.done()
         verb = cmd.split()[0]
         if not known_verb(verb):
-            raise r.fail("command", f"unknown command {verb.upper()!r}")
+            valid = ", ".join(w for w, _ in VERBS)
+            raise r.fail("command", f"unknown command {verb.upper()!r}; valid commands: {valid}")
         timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
     objectives = [dict(o) for o in top.get("objective", list, [])]
     top.done()
@@ -365,8 +373,7 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str]) -> GuestConfig:
     try:
         resolve_params(kind, params)
     except WorkloadError as e:
-        bad = next((k for k in params if k.lower() in str(e)), None)
-        raise wr.fail(bad or "type", str(e)) from None
+        raise wr.fail(e.param or "type", str(e)) from None
     wr.done(allowed_extra=tuple(params))
     g = GuestConfig(
         userid=userid, member=member, storage_pages=storage,

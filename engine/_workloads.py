@@ -112,7 +112,14 @@ FAULT_ALLOWANCE_S = 2e-6
 
 
 class WorkloadError(ValueError):
-    """A workload type or parameter that does not exist or is out of range."""
+    """A workload type or parameter that does not exist or is out of range.
+
+    ``param`` names the offending parameter (None when the type itself is wrong).
+    """
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
 
 
 def workload_names() -> list[str]:
@@ -137,16 +144,18 @@ def resolve_params(kind: str, given: dict[str, Any]) -> dict[str, float]:
         key = name.lower()
         if key not in spec:
             valid = ", ".join(spec) or "none"
-            raise WorkloadError(f"{k} has no parameter {name!r}; valid: {valid}")
+            raise WorkloadError(f"{k} has no parameter {name!r}; valid: {valid}", name)
         if isinstance(value, bool):
             value = int(value)
         try:
             v = float(value)
         except (TypeError, ValueError):
-            raise WorkloadError(f"{k} parameter {key} must be a number, not {value!r}") from None
+            raise WorkloadError(f"{k} parameter {key} must be a number, not {value!r}",
+                                name) from None
         p = spec[key]
         if not (p.lo <= v <= p.hi) or math.isnan(v):
-            raise WorkloadError(f"{k} parameter {key}={value} is out of range {p.lo:g} to {p.hi:g}")
+            raise WorkloadError(f"{k} parameter {key}={value} is out of range {p.lo:g} to {p.hi:g}",
+                                name)
         out[key] = v
     return out
 

@@ -1,6 +1,7 @@
 """The ``ssisim`` command line: headless replay, checks, stored runs and benchmarks. Never Qt.
 
-Exit codes: 0 success, 1 a user error (one clear message on stderr), 2 an internal error.
+Exit codes: 0 success, 1 a user error (one clear message on stderr), 2 an internal error,
+130 interrupted (Ctrl-C; nothing of the interrupted run is stored).
 """
 
 from __future__ import annotations
@@ -75,11 +76,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     path = resolve_scenario(args.scenario)
     scenario = engine.load_scenario(path)
-    store = engine.RunStore(args.db) if not args.no_store else None
-    sim = engine.Simulation(scenario, seed=args.seed)
     until = scenario.duration_s if args.until is None else args.until
     if until < 0:
-        raise UserError(f"--until {until}: must be 0 or more seconds")
+        raise UserError(f"--until {until:g}: must be 0 or more seconds")
+    # open the store first: a database we cannot write is better known before a long run
+    store = engine.RunStore(args.db) if not args.no_store else None
+    sim = engine.Simulation(scenario, seed=args.seed)
     started = _now()
     bar = tqdm(total=1000, desc=scenario.name[:30], unit="‰", file=sys.stderr,
                disable=None if not args.quiet else True, leave=False)
@@ -94,14 +96,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     summary = engine.build_summary(sim, __version__)
-    run_id = None
-    if store is not None:
-        run_id = store.save(sim, summary, started, _now(), __version__)
-        store.close()
+    # outputs first: a run whose outputs could not be written is not stored either
     if args.json:
         _write_json(summary, args.json)
     if args.csv:
         write_csv(sim, Path(args.csv))
+    run_id = None
+    if store is not None:
+        run_id = store.save(sim, summary, started, _now(), __version__)
+        store.close()
     if args.json != "-" and not args.quiet:
         print(engine.format_summary(summary))
         if run_id is not None:
@@ -160,7 +163,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
     """List stored runs."""
     from ssisim import engine
 
-    with engine.RunStore(args.db) as store:
+    db = Path(args.db) if args.db else engine.default_db_path()
+    if not db.exists():
+        print(f"No runs stored yet (no database at {db}).")
+        return 0
+    with engine.RunStore(db) as store:
         runs = store.runs()
     if not runs:
         print("No runs stored yet.")
@@ -176,7 +183,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Show a stored run's summary (and events)."""
     from ssisim import engine
 
-    with engine.RunStore(args.db) as store:
+    db = Path(args.db) if args.db else engine.default_db_path()
+    if not db.exists():
+        raise UserError(f"run {args.run_id} is not in {db} (no runs stored: the file does not exist)")
+    with engine.RunStore(db) as store:
         rec = store.run(args.run_id)
         if rec is None:
             ids = [r["id"] for r in store.runs()]
