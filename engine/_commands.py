@@ -12,6 +12,9 @@ Commands (minimum abbreviation in capitals of the usage line):
 - ``SEND CP userid command``: a command issued by the guest itself
 - ``WORKload userid STARt type [PARAM value]...`` / ``WORKload userid STOP`` /
   ``WORKload userid SET PARAM value...`` (simulator commands)
+- ``VMRELocate TEST|MOVE [USER] userid [TO] member [SYNC|ASYNC] [IMMEDiate]
+  [MAXQuiesce secs|NOLIMIT] [MAXTotal secs|NOLIMIT] [FORCE STORage]``,
+  ``VMRELocate STATus [[USER] userid]``, ``VMRELocate CANCEL [USER] userid``
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ class CommandProcessor:
             "AT": self._at, "QUERY": self._query, "INDICATE": self._indicate,
             "XAUTOLOG": self._logon, "LOGOFF": self._logoff, "LOGON": self._logon,
             "FORCE": self._force, "SET": self._set, "SEND": self._send,
-            "WORKLOAD": self._workload,
+            "WORKLOAD": self._workload, "VMRELOCATE": self._vmrelocate,
         }
         # order matters where abbreviations overlap (LOG is LOGOFF)
         self.verbs: list[tuple[str, int, Handler]] = [(w, n, handlers[w]) for w, n in VERBS]
@@ -370,6 +373,126 @@ class CommandProcessor:
         return [f"WORKLOAD {g.userid}: {w.describe()}"]
 
 
+    # -- VMRELOCATE -------------------------------------------------------------------------------
+    def _vmrelocate(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        from ._relocation import RelocationOptions, storage_check
+
+        self._operator_only(issuer, "VMRELOCATE")
+        if tok.accept("STATUS", 4):
+            want = None
+            if tok.peek() is not None:
+                tok.accept("USER", 4)
+                want = self.guest(tok.take("userid"), "RLH").userid
+            tok.end()
+            return self._reloc_status(want)
+        if tok.accept("CANCEL", 6):
+            tok.accept("USER", 4)
+            g = self.guest(tok.take("userid"), "RLH")
+            tok.end()
+            r = self.sim.reloc.of(g.userid)
+            if r is None:
+                raise CPError("HCPRLH1945E", f"No relocation of {g.userid} is in progress")
+            self.sim.reloc._clock = self.sim.t
+            self.sim.reloc.cancel(r, f"Relocation of {g.userid} to {r.dest} is cancelled by "
+                                  f"{issuer}", "cancelled")
+            return [f"Relocation of {g.userid} from {r.source} to {r.dest} is cancelled; "
+                    f"{g.userid} continues to run on {r.source}"]
+        if tok.accept("TEST", 4):
+            test = True
+        elif tok.accept("MOVE", 4):
+            test = False
+        else:
+            raise tok.invalid()
+        tok.accept("USER", 4)
+        userid = tok.take("userid").upper()
+        tok.accept("TO", 2)
+        dest_name = tok.take("destination member").upper()
+        opts = RelocationOptions(test=test)
+        seen: set[str] = set()
+
+        def once(name: str) -> None:
+            if name in seen:
+                raise CPError("HCPRLH1941E", f"Option {name} is specified more than once")
+            seen.add(name)
+
+        while tok.peek() is not None:
+            w = tok.take()
+            if abbrev(w, "SYNC", 4) or abbrev(w, "ASYNC", 5):
+                if "SYNC" in seen:
+                    raise CPError("HCPRLH1941E", "Options SYNC and ASYNC conflict")
+                seen.add("SYNC")
+                opts.sync = w.upper() == "SYNC"
+            elif abbrev(w, "IMMEDIATE", 5):
+                once("IMMEDIATE")
+                opts.immediate = True
+            elif abbrev(w, "MAXQUIESCE", 4) or abbrev(w, "MAXTOTAL", 4):
+                name = "MAXQUIESCE" if w.upper().startswith("MAXQ") else "MAXTOTAL"
+                once(name)
+                v = tok.take(f"{name} seconds")
+                secs = None if abbrev(v, "NOLIMIT", 5) else parse_number(v, name, "RLH", lo=1)
+                if name == "MAXQUIESCE":
+                    opts.maxquiesce_s = secs
+                else:
+                    opts.maxtotal_s = secs
+            elif abbrev(w, "FORCE", 5):
+                if not tok.accept("STORAGE", 4):
+                    raise CPError("HCPRLH1941E", "Only FORCE STORAGE is supported here")
+                once("FORCE STORAGE")
+                opts.force_storage = True
+            else:
+                raise tok.invalid(w)
+        if test and seen - {"FORCE STORAGE"}:
+            bad = sorted(seen - {"FORCE STORAGE"})[0]
+            raise CPError("HCPRLH1941E", f"Option {bad} conflicts with TEST")
+        if opts.immediate and "MAXQUIESCE" not in seen:
+            opts.maxquiesce_s = None  # IMMEDIATE implies MAXQUIESCE NOLIMIT
+        if opts.maxquiesce_s is not None and opts.maxtotal_s is not None \
+                and opts.maxtotal_s < opts.maxquiesce_s:
+            raise CPError("HCPRLH1941E", f"MAXTOTAL {opts.maxtotal_s:g} is less than MAXQUIESCE "
+                          f"{opts.maxquiesce_s:g}")
+        g = self.guest(userid, "RLH")
+        verb = "is not eligible for relocation to" if test else "is not relocated to"
+        if not g.logged_on:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest_name} because it is not "
+                          f"logged on")
+        dest = self.member(dest_name, "RLH")
+        assert g.member is not None
+        if dest.name == g.member:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because it is already "
+                          f"running there")
+        if not dest.up:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because {dest.name} is "
+                          f"not up")
+        if self.sim.reloc.of(g.userid) is not None:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because a relocation of "
+                          f"{g.userid} is already in progress")
+        link = self.sim.reloc.find_link(g.member, dest.name)
+        if link is None or not link.chpids:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because there is no ISFC "
+                          f"link between {g.member} and {dest.name}")
+        problem = storage_check(g, dest, opts.force_storage)
+        if problem:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because {problem}")
+        if test:
+            return [f"User {g.userid} is eligible for relocation to {dest.name}"]
+        r = self.sim.reloc.start(g, dest.name, opts, issuer, link)
+        return [f"Relocation of {g.userid} from {r.source} to {dest.name} started"
+                + ("" if opts.sync else " (ASYNC)")]
+
+    def _reloc_status(self, userid: str | None) -> list[str]:
+        act = [r for r in self.sim.reloc.active if userid is None or r.guest.userid == userid]
+        if not act:
+            who = f" for {userid}" if userid else ""
+            return [f"HCPRLH1946I No relocations in progress{who}"]
+        lines = ["User     From     To       By       Status                   Elapsed  Pass"]
+        for r in act:
+            el = int(self.sim.t - r.t_start)
+            status = "Quiesced" if r.state == "quiesced" else "Moving Memory"
+            lines.append(f"{r.guest.userid:<8} {r.source:<8} {r.dest:<8} {r.issuer[:8]:<8} "
+                         f"{status:<24} {el // 3600:02d}:{el % 3600 // 60:02d}:{el % 60:02d} "
+                         f"{len(r.passes):>4}")
+        return lines
+
 
 def known_verb(word: str) -> bool:
     """True when ``word`` abbreviates a command this simulator accepts (for scenario checks)."""
@@ -377,4 +500,4 @@ def known_verb(word: str) -> bool:
 
 
 VERBS = [("AT", 2), ("QUERY", 1), ("INDICATE", 3), ("XAUTOLOG", 5), ("LOGOFF", 3), ("LOGON", 1),
-         ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4)]
+         ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4), ("VMRELOCATE", 5)]

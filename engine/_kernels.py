@@ -19,7 +19,7 @@ SLOT = 3  # owns a DASD slot whose content is valid (set with DSD, may stay set 
 CHG = 4  # changed since it was last written to a slot (or never written)
 REF = 5  # referenced since the demand scan last looked at it
 LGR = 6  # changed since the last memory-move pass (relocation dirty bitmap)
-SPARE = 7  # reserved; keeps a row at 64 bytes
+SEND = 7  # still to be sent in the current memory-move pass
 NPLANES = 8
 
 # Why a touch kernel stopped.
@@ -40,6 +40,24 @@ T_STOP = 7
 T_CURSOR = 8
 T_NEXT = 9
 T_OUT_LEN = 10
+
+# Why the send kernel stopped.
+SEND_DONE = 0  # nothing left to send in this pass
+SEND_LIMIT = 1  # sent as many pages as it was allowed
+SEND_DST_FRAMES = 2  # the destination has no free frame for the next page
+SEND_SRC_DASD = 3  # the next page is on source DASD and the volumes are saturated
+
+# Indices into the send kernel's ``out`` array (int64).
+X_SENT = 0
+X_FROM_XSTOR = 1
+X_FROM_DASD = 2
+X_DST_NEW_FRAMES = 3
+X_DST_XSTOR_FREED = 4
+X_DST_DASD_FREED = 5
+X_DST_SLOTS_FREED = 6
+X_CURSOR = 7
+X_STOP = 8
+X_OUT_LEN = 9
 
 # Indices into the steal kernel's ``out`` array (int64).
 S_TO_XSTOR = 0
@@ -484,3 +502,125 @@ def check_planes(planes: np.ndarray, npages: int) -> int:
                 if planes[w, p] & ~valid:
                     return w
     return -1
+
+
+@njit(cache=True, nogil=True)
+def start_pass(planes: np.ndarray, first: bool) -> int:
+    """Begin a memory-move pass: the pages to send become SEND, and LGR starts afresh.
+
+    Pass 1 sends every instantiated page; a later pass sends the pages changed (LGR) since the
+    previous pass began. Returns the number of pages to send.
+    """
+    total = 0
+    for w in range(planes.shape[0]):
+        if first:
+            v = planes[w, CEN] | planes[w, XST] | planes[w, DSD]
+        else:
+            v = planes[w, LGR]
+        planes[w, SEND] = v
+        planes[w, LGR] = np.uint64(0)
+        if v != 0:
+            total += popcount64(v)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def count_plane(planes: np.ndarray, plane: int) -> int:
+    """Set bits of one plane."""
+    total = 0
+    for w in range(planes.shape[0]):
+        v = planes[w, plane]
+        if v != 0:
+            total += popcount64(v)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def clear_plane(planes: np.ndarray, plane: int) -> None:
+    """Clear one plane."""
+    for w in range(planes.shape[0]):
+        planes[w, plane] = np.uint64(0)
+
+
+@njit(cache=True, nogil=True)
+def send_pages(
+    src: np.ndarray,
+    dst: np.ndarray,
+    cursor: int,
+    max_pages: int,
+    dasd_reads_avail: int,
+    dst_frames_avail: int,
+    out: np.ndarray,
+) -> None:
+    """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from word ``cursor``.
+
+    A page in source XSTOR or on source DASD is read in to be sent (a DASD read uses one of
+    ``dasd_reads_avail``). On the destination the page lands in a frame: a new one, or the frame it
+    already has; an older copy the destination had paged out is released. Arriving pages count as
+    changed (no slot holds them) and unreferenced. Results go to ``out`` (see the ``X_`` indices).
+    """
+    nwords = src.shape[0]
+    sent = 0
+    fx = 0
+    fd = 0
+    new_frames = 0
+    dx = 0
+    dd = 0
+    ds = 0
+    stop = SEND_DONE
+    w = cursor
+    if w >= nwords or w < 0:
+        w = 0
+    words = 0
+    while words < nwords:
+        todo = src[w, SEND]
+        while todo != 0:
+            if sent >= max_pages:
+                stop = SEND_LIMIT
+                break
+            m = todo & (~todo + _ONE)
+            on_dasd = (src[w, DSD] & m) != 0
+            if on_dasd and dasd_reads_avail <= 0:
+                stop = SEND_SRC_DASD
+                break
+            if (dst[w, CEN] & m) == 0:
+                if dst_frames_avail <= 0:
+                    stop = SEND_DST_FRAMES
+                    break
+                dst_frames_avail -= 1
+                new_frames += 1
+                if dst[w, XST] & m:
+                    dst[w, XST] &= ~m
+                    dx += 1
+                elif dst[w, DSD] & m:
+                    dst[w, DSD] &= ~m
+                    dd += 1
+                dst[w, CEN] |= m
+            if dst[w, SLOT] & m:
+                dst[w, SLOT] &= ~m
+                ds += 1
+            dst[w, CHG] |= m
+            dst[w, REF] &= ~m
+            if on_dasd:
+                dasd_reads_avail -= 1
+                fd += 1
+            elif src[w, XST] & m:
+                fx += 1
+            todo ^= m
+            src[w, SEND] &= ~m
+            sent += 1
+        if stop != SEND_DONE:
+            break
+        words += 1
+        w += 1
+        if w >= nwords:
+            w = 0
+    out[X_SENT] = sent
+    out[X_FROM_XSTOR] = fx
+    out[X_FROM_DASD] = fd
+    out[X_DST_NEW_FRAMES] = new_frames
+    out[X_DST_XSTOR_FREED] = dx
+    out[X_DST_DASD_FREED] = dd
+    out[X_DST_SLOTS_FREED] = ds
+    out[X_CURSOR] = w
+    out[X_STOP] = stop

@@ -21,6 +21,7 @@ from ._state import (
     DISPATCH,
     DORMANT,
     ELIGIBLE,
+    QUIESCED,
     STATE_CLASS,
     Guest,
     GuestSnapshot,
@@ -114,8 +115,12 @@ class Simulation:
         self._mig_out = np.zeros(3, dtype=np.int64)
         self.command_log: list[tuple[float, str, int]] = []
         from ._commands import CommandProcessor
+        from ._relocation import RelocationEngine
 
         self.cp = CommandProcessor(self)
+        self.reloc = RelocationEngine(self)
+        self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
+        self.stolen_from_incoming = 0
         for g in self.guests.values():
             if g.cfg.logged_on:
                 self._log_on(g, g.home, announce=False)
@@ -135,6 +140,10 @@ class Simulation:
         """Advance the world by one step of ``step_s`` simulated seconds."""
         self._run_due_commands()
         dt = self.step_s
+        for name, m in self.members.items():
+            self.io_left[name] = [m.io_capacity_s * dt]
+        # relocation is system work: it runs before the guests get the CPU
+        self.reloc.advance(dt)
         for name in sorted(self.members):
             m = self.members[name]
             if m.up:
@@ -181,8 +190,12 @@ class Simulation:
         heapq.heappush(self._queue, (entry.at_s, self._queue_seq, entry))
         self._queue_seq += 1
 
+    def console_busy(self) -> bool:
+        """True while a SYNC relocation holds the operator's console (commands wait)."""
+        return any(r.options.sync and r.issuer == "OPERATOR" for r in self.reloc.active)
+
     def _run_due_commands(self) -> None:
-        while self._queue and self._queue[0][0] <= self.t + 1e-9:
+        while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
             _, _, entry = heapq.heappop(self._queue)
             self.execute(entry.command)
 
@@ -219,6 +232,10 @@ class Simulation:
             self.emit("LOGON", member, g.userid, f"{g.userid} logged on at {member}")
 
     def _log_off(self, g: Guest) -> None:
+        r = self.reloc.of(g.userid)
+        if r is not None:
+            self.reloc.cancel(r, f"Relocation of {g.userid} cancelled: the guest logged off",
+                              "logged off")
         m = self.members[g.member] if g.member else None
         if m is not None:
             m.resident -= g.n_cen
@@ -238,8 +255,8 @@ class Simulation:
         guests = self.guests_on(m.name)
         self._schedule_states(m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
-        alloc = self._allocate_cpu(m, [g for g in runnable], dt)
-        io_left = [m.io_capacity_s * dt]
+        alloc = self._allocate_cpu(m, runnable, dt)
+        io_left = self.io_left[m.name]
         wait = self._dasd_wait_s(m)
         before = m.counters.as_tuple()
         if m.free_frames < m.free_low:
@@ -268,7 +285,7 @@ class Simulation:
     def _schedule_states(self, m: Member, guests: list[Guest]) -> None:
         """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
         limit = m.frames * m.cfg.storbuf_pct / 100.0
-        busy = [g for g in guests if g.workload.busy()]
+        busy = [g for g in guests if g.workload.busy() and not g.stopped_by]
         # guests already dispatched keep their place; then the longest waiting are admitted
         busy.sort(key=lambda g: (g.state != DISPATCH, g.eligible_since or 0.0, g.userid))
         total = 0.0
@@ -279,7 +296,9 @@ class Simulation:
                 admitted.add(g.userid)
                 total += ws
         for g in guests:
-            if not g.workload.busy():
+            if g.stopped_by:
+                new = QUIESCED
+            elif not g.workload.busy():
                 new = DORMANT
             elif g.userid in admitted:
                 new = DISPATCH
@@ -353,7 +372,8 @@ class Simulation:
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
                     budget_cpu, budget_wall, r.cpu_s_per_touch, NEW_PAGE_S, XSTOR_FAULT_S,
-                    wait, DASD_FAULT_CPU_S, m.free_frames, int(io_left[0]), False, g.rng, out,
+                    wait, DASD_FAULT_CPU_S, m.free_frames, int(io_left[0]), g.relocating, g.rng,
+                    out,
                 )
                 touches = int(out[K.T_TOUCHES])
                 new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
@@ -383,7 +403,8 @@ class Simulation:
         g.cpu_s_total += cpu_used
 
     # -- paging ----------------------------------------------------------------------------------
-    def _steal(self, m: Member, want: int, io_left: list[float]) -> int:
+    def _steal(self, m: Member, want: int, io_left: list[float],
+               protect: Guest | None = None) -> int:
         """CP's demand scan: free up to ``want`` frames, dormant guests first.
 
         Pages referenced since the last visit get a second chance; reserved pages (SET RESERVED)
@@ -392,7 +413,8 @@ class Simulation:
         """
         if want <= 0:
             return 0
-        guests = [g for g in self.guests_on(m.name) if g.n_cen > g.set_reserved]
+        guests = [g for g in self.guests_on(m.name) + self.reloc.incoming_on(m.name)
+                  if g.n_cen > g.set_reserved and g is not protect]
         got = 0
         passes = [(c, False) for c in (0, 0, 1, 1, 2, 2)] + [(c, True) for c in (0, 1, 2)]
         out = self._steal_out
@@ -431,6 +453,8 @@ class Simulation:
                     c.dasd_out += to_dw
                     c.dasd_clean += to_dc
                 if n:
+                    if g.state == "incoming":
+                        self.stolen_from_incoming += n
                     self._note_pageout(m, g, to_x, to_dw + to_dc)
                 if int(out[K.S_BLOCKED]):
                     self._note_blocked(m)
@@ -443,7 +467,8 @@ class Simulation:
         """Move aged XSTOR pages on to DASD, dormant guests' first."""
         if want <= 0:
             return 0
-        guests = [g for g in self.guests_on(m.name) if g.n_xst > 0]
+        guests = [g for g in self.guests_on(m.name) + self.reloc.incoming_on(m.name)
+                  if g.n_xst > 0]
         guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.userid))
         moved = 0
         out = self._mig_out
@@ -562,7 +587,8 @@ class Simulation:
         problems: list[str] = []
         counts = np.zeros(K.NPLANES, dtype=np.int64)
         per_member: dict[str, list[int]] = {n: [0, 0, 0] for n in self.members}
-        for g in self.guests.values():
+        incoming = [r.incoming for r in self.reloc.active if r.incoming is not None]
+        for g in list(self.guests.values()) + incoming:
             if g.planes is None:
                 continue
             bad = K.check_planes(g.planes, g.npages)

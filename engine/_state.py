@@ -16,9 +16,12 @@ from ._workloads import Workload
 DISPATCH = "dispatch"
 ELIGIBLE = "eligible"
 DORMANT = "dormant"
+QUIESCED = "quiesced"  # stopped for the last passes of a relocation
+INCOMING = "incoming"  # the destination's copy of a guest being relocated
 LOGGED_OFF = "logged off"
 
-STATE_CLASS = {DORMANT: 0, ELIGIBLE: 1, DISPATCH: 2}
+# Stealing order: dormant first, then eligible, then the dispatch list (and guests on the move).
+STATE_CLASS = {DORMANT: 0, ELIGIBLE: 1, DISPATCH: 2, QUIESCED: 2, INCOMING: 2}
 
 
 @dataclass
@@ -69,6 +72,8 @@ class Guest:
         self.cpu_s_total = 0.0
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, self.npages)
         self.first_out: dict[str, float] = {}
+        self.relocating = False  # a relocation tracks the pages it changes
+        self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
         self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
         self.episode_last_out = -1e30
         self.episode_start: float | None = None

@@ -75,7 +75,7 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
         "t_s": round(sim.t, 6),
         "members": members,
         "guests": guests,
-        "relocations": [],
+        "relocations": [r.to_dict() for r in sim.reloc.all],
         "events": dict(sorted(kinds.items())),
         "commands": [{"t_s": round(t, 6), "command": c, "rc": rc} for t, c, rc in sim.command_log],
     }
