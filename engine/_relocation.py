@@ -33,9 +33,13 @@ class LGRModel:
     41,942,816 pages, nearly 25 GB per pass in passes 2 to 6.
     """
 
-    #: DAT-table scan per pass, seconds per GB of *defined* storage. The idle guest's two quiesce
-    #: passes move almost nothing yet take 8.71 s for 100 GB: 8.71 / 2 / 100.
-    dat_scan_s_per_gb: float = 0.0435
+    #: DAT-table scan per pass, CPU seconds per GB of *defined* storage. The idle guest's two
+    #: quiesce passes move almost nothing yet take 8.71 s for 100 GB, 0.0435 s per GB and pass;
+    #: of that, the scan's status records (below) take 0.0039 s over capacity 18.
+    dat_scan_s_per_gb: float = 0.0396
+    #: Bytes of status the scan sends over the link per page of defined storage (the page's
+    #: change and key state). Makes the quiesce of an idle guest grow as the link gets slower.
+    scan_bytes_per_page: float = 32.0
     #: Share of a CHPID's bandwidth used with 1, 2, 3, 4, 5 or more CTC devices. Four or five
     #: keep a CHPID busy; fewer leave it idle between messages. Four CTCs give 95 %: a quiesce
     #: pass of the busy guest then sends at 522,000 pages/s over capacity 18.
@@ -85,6 +89,13 @@ def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
     eff = model.ctc_efficiency
     gbps = sum(c.gbps * eff[min(c.ctcs, len(eff)) - 1] for c in link.chpids)
     return gbps * 1e9 / 8 / 4096
+
+
+def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MODEL) -> float:
+    """Seconds one pass spends scanning the guest's DAT tables and sending their status."""
+    link_bytes_s = link_pages_per_s(link, model) * 4096 / sharers
+    return npages / PAGES_PER_GB * model.dat_scan_s_per_gb + \
+        npages * model.scan_bytes_per_page / link_bytes_s
 
 
 def ordering_fraction(link: LinkConfig) -> float:
@@ -168,7 +179,7 @@ def storage_check(guest: Guest, dest: Member, force: bool) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(eq=False)
 class Relocation:
     """One VMRELOCATE MOVE of a guest, from command to completion or cancellation."""
 
@@ -233,6 +244,7 @@ class RelocationEngine:
         self.all: list[Relocation] = []
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self._clock = 0.0
+        self.sharers: dict[Relocation, int] = {}
 
     @property
     def active(self) -> list[Relocation]:
@@ -273,7 +285,7 @@ class RelocationEngine:
         n = len(r.passes) + 1
         r.send_left = K.start_pass(g.planes, n == 1)
         r.cursor = 0
-        r.scan_left_s = MODEL.dat_scan_s_per_gb * g.npages / PAGES_PER_GB
+        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1))
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -286,8 +298,9 @@ class RelocationEngine:
         for r in act:
             key = tuple(sorted(r.link.members))
             sharing[key] = sharing.get(key, 0) + 1
+        self.sharers = {r: sharing[tuple(sorted(r.link.members))] for r in act}
         for r in act:
-            self._advance_one(r, dt, sharing[tuple(sorted(r.link.members))])
+            self._advance_one(r, dt, self.sharers[r])
 
     @property
     def _now(self) -> float:
@@ -346,6 +359,7 @@ class RelocationEngine:
                 self._throttle(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
                     budget_pages = max(1, budget_pages // 8)
+                self._throttle(r, "link", "ordering", order > 0)
                 out = self._out
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
                              int(io_left[src.name][0]), max(frames, 0), out)
@@ -364,8 +378,10 @@ class RelocationEngine:
                 dst.slots_used -= int(out[K.X_DST_SLOTS_FREED])
                 io_left[src.name][0] -= int(out[K.X_FROM_DASD])
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
-                used = sent * per_page
-                left -= min(left, used)
+                used = min(left, sent * per_page)
+                left -= used
+                # time lost to a shared link and to reordering, for the pass record
+                cur.throttle_s += used * ((1.0 - 1.0 / sharers) + order)
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
                 src_paging = stop == K.SEND_SRC_DASD
@@ -385,6 +401,7 @@ class RelocationEngine:
                     continue
             # pass complete
             cur.end_s = self._clock = t + (dt - left)
+            self._throttle(r, "link", "ordering", False)
             self._end_pass(r)
         self._clock = t + dt
         if r.active:
@@ -455,8 +472,8 @@ class RelocationEngine:
             self._begin_pass(r, "intermediate")
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
-        scan = MODEL.dat_scan_s_per_gb * r.guest.npages / PAGES_PER_GB
-        return 2 * scan + dirty / link_pages_per_s(r.link)
+        share = self.sharers.get(r, 1)
+        return 2 * scan_s(r.guest.npages, r.link, share) + dirty * share / link_pages_per_s(r.link)
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
         """CP's decision after pass ``n``: stop the guest for the last two passes?"""

@@ -220,6 +220,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0 if all(r["ok"] for r in results["benchmarks"]) else 1
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Run the reference scenarios and compare with the published measurements."""
+    from ssisim.engine import _validate
+
+    try:
+        res = _validate.validate(only=args.only, log=lambda s: print(s, file=sys.stderr))
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        _write_json(res, args.json)
+    if args.json != "-":
+        print(_validate.format_validation(res))
+    return 0 if res["ok"] else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ssisim``."""
     p = _Parser(prog="ssisim", description="Page-level simulator of z/VM SSI clusters: paging, "
@@ -263,6 +278,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--only", metavar="NAME", action="append",
                    help="run only this benchmark (repeatable)")
     b.set_defaults(fn=cmd_bench)
+
+    v = sub.add_parser("validate", help="compare the model with published measurements")
+    v.add_argument("--json", metavar="PATH|-")
+    v.add_argument("--only", metavar="NAME", action="append",
+                   help="run only this validation (repeatable)")
+    v.set_defaults(fn=cmd_validate)
     return p
 
 

@@ -1,0 +1,177 @@
+"""``ssisim validate``: the model against published measurements, published vs simulated.
+
+Each reference scenario in ``scenarios/reference/`` describes the measured setup; the model runs
+it like any other scenario. Nothing here or in the engine recognises a reference scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._scenario import load_scenario
+from ._sim import Simulation
+
+LGR_SOURCE = 'IBM z/VM 6.2 performance report, "Live Guest Relocation"'
+TOLERANCE = 0.15
+
+
+@dataclass(frozen=True)
+class LGRCase:
+    """A published relocation: its scenario, the guest, and the measured figures."""
+
+    name: str
+    scenario: str
+    userid: str
+    quiesce_s: float
+    relocation_s: float
+    passes: int
+    pages: int
+
+
+LGR_CASES = (
+    LGRCase("idle 100 GB guest, nothing else running", "reference/lgr-idle.toml", "LNX100",
+            8.71, 22.46, 4, 1_297_347),
+    LGRCase("100 GB guest, random changer on 25 %, unconstrained members",
+            "reference/lgr-busy.toml", "LNX100", 18.16, 142.56, 8, 41_942_816),
+)
+
+
+def reference_path(name: str) -> Path:
+    """A bundled reference scenario."""
+    return Path(str(resources.files("ssisim.scenarios").joinpath(name)))
+
+
+def _run(name: str) -> Simulation:
+    sc = load_scenario(reference_path(name))
+    sim = Simulation(sc)
+    sim.run_until(sc.duration_s)
+    return sim
+
+
+def _relocations(sim: Simulation) -> list[dict[str, Any]]:
+    return [r.to_dict() for r in sim.reloc.all]
+
+
+def _row(case: str, measure: str, published: float, simulated: float, ok: bool,
+         error_pct: float | None, source: str = LGR_SOURCE, rule: str = "") -> dict[str, Any]:
+    return {"case": case, "measure": measure, "published": published, "simulated": simulated,
+            "error_pct": None if error_pct is None else round(error_pct, 2), "ok": bool(ok),
+            "rule": rule, "source": source}
+
+
+def validate_lgr_cases() -> list[dict[str, Any]]:
+    """The two measured relocations: quiesce, relocation time, passes, pages moved."""
+    rows = []
+    for c in LGR_CASES:
+        sim = _run(c.scenario)
+        rel = [r for r in _relocations(sim) if r["guest"] == c.userid]
+        if not rel or rel[0]["result"] != "relocated":
+            rows.append(_row(c.name, "result", 1, 0, False, None, rule="relocated"))
+            continue
+        r = rel[0]
+        for measure, pub, got in (("quiesce_s", c.quiesce_s, r["quiesce_s"]),
+                                  ("relocation_s", c.relocation_s, r["relocation_s"]),
+                                  ("pages_moved", c.pages, r["pages_moved"])):
+            err = (got - pub) / pub
+            rows.append(_row(c.name, measure, pub, got, abs(err) <= TOLERANCE, err * 100,
+                             rule="within 15 %"))
+        rows.append(_row(c.name, "passes", c.passes, r["passes"], r["passes"] == c.passes,
+                         None, rule="exact"))
+    return rows
+
+
+def _uniform(xs: list[float], ys: list[float]) -> tuple[bool, float]:
+    """Grows with x and lies close to a straight line (R squared at least 0.95)."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    order = np.argsort(x)
+    rising = bool(np.all(np.diff(y[order]) > 0))
+    slope, icpt = np.polyfit(x, y, 1)
+    resid = y - (slope * x + icpt)
+    ss = float(np.sum((y - y.mean()) ** 2))
+    r2 = 1.0 - float(np.sum(resid ** 2)) / ss if ss > 0 else 0.0
+    return rising and slope > 0 and r2 >= 0.95, r2
+
+
+def validate_series() -> list[dict[str, Any]]:
+    """Idle guests by size, and an idle 40 GB guest over slower links."""
+    rows = []
+    sim = _run("reference/lgr-size-series.toml")
+    rels = [r for r in _relocations(sim) if r["result"] == "relocated"]
+    sizes = {"LNX2G": 2, "LNX40G": 40, "LNX100G": 100, "LNX256G": 256}
+    got = [(sizes[r["guest"]], r) for r in rels if r["guest"] in sizes]
+    for measure in ("quiesce_s", "relocation_s"):
+        if len(got) != 4:
+            rows.append(_row("idle guests of 2, 40, 100, 256 GB", measure, 4, len(got), False,
+                             None, rule="all four relocated"))
+            continue
+        ok, r2 = _uniform([g for g, _ in got], [r[measure] for _, r in got])
+        rows.append(_row("idle guests of 2, 40, 100, 256 GB", measure + " grows uniformly with size",
+                         1, round(r2, 4), ok, None,
+                         rule="rises with size; straight-line fit R^2 >= 0.95 (simulated: R^2)"))
+        rows[-1]["series"] = {str(g): r[measure] for g, r in got}
+    sim = _run("reference/lgr-link-series.toml")
+    rels = [r for r in _relocations(sim) if r["result"] == "relocated"]
+    links = {}
+    for link in sim.scenario.links:
+        links[frozenset(link.members)] = link.capacity_factor
+    got = [(links[frozenset((r["source"], r["destination"]))], r) for r in rels]
+    for measure in ("quiesce_s", "relocation_s"):
+        if len(got) != 5:
+            rows.append(_row("idle 40 GB guest over links 18, 10, 6, 4, 2", measure, 5, len(got),
+                             False, None, rule="all five relocated"))
+            continue
+        ok, r2 = _uniform([1.0 / c for c, _ in got], [r[measure] for _, r in got])
+        rows.append(_row("idle 40 GB guest over links 18, 10, 6, 4, 2",
+                         measure + " grows uniformly as capacity falls", 1, round(r2, 4), ok, None,
+                         rule="rises as capacity falls; linear in 1/capacity, R^2 >= 0.95"))
+        rows[-1]["series"] = {str(c): r[measure] for c, r in got}
+    return rows
+
+
+VALIDATIONS: dict[str, Callable[[], list[dict[str, Any]]]] = {
+    "lgr": validate_lgr_cases,
+    "lgr-series": validate_series,
+}
+
+
+def validate(only: list[str] | None = None,
+             log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the validations (all, or those named); ``ok`` is True only when every row holds."""
+    names = only or list(VALIDATIONS)
+    unknown = [n for n in names if n not in VALIDATIONS]
+    if unknown:
+        raise ValueError(f"unknown validation {unknown[0]!r}; known: {', '.join(VALIDATIONS)}")
+    rows: list[dict[str, Any]] = []
+    for n in names:
+        if log:
+            log(f"validate: {n} ...")
+        rows.extend(VALIDATIONS[n]())
+    return {"ok": all(r["ok"] for r in rows), "rows": rows}
+
+
+def format_validation(res: dict[str, Any]) -> str:
+    """The validation as a table: published vs simulated with the error."""
+    lines = [f"{'CASE':<52} {'MEASURE':<44} {'PUBLISHED':>12} {'SIMULATED':>12} {'ERROR':>8}  OK"]
+    for r in res["rows"]:
+        err = "" if r["error_pct"] is None else f"{r['error_pct']:+.1f}%"
+        pub = r["published"]
+        sim = r["simulated"]
+        pub_s = f"{pub:,.2f}" if isinstance(pub, float) else f"{pub:,}"
+        sim_s = f"{sim:,.2f}" if isinstance(sim, float) else f"{sim:,}"
+        if r.get("series"):
+            pub_s = "uniform"
+            sim_s = f"R2 {sim:.3f}"
+        lines.append(f"{r['case'][:52]:<52} {r['measure'][:44]:<44} {pub_s:>12} {sim_s:>12} "
+                     f"{err:>8}  {'yes' if r['ok'] else 'NO'}")
+    sources = sorted({r["source"] for r in res["rows"]})
+    lines.append("")
+    lines.append("Sources (published measurements): " + "; ".join(sources))
+    lines.append("All hold." if res["ok"] else "Some do NOT hold.")
+    return "\n".join(lines)
