@@ -38,7 +38,8 @@ class CommandProcessor:
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
-        self.console_member = sorted(sim.members)[0] if sim.members else ""
+        # the operator works on the first member of the scenario
+        self.console_member = next(iter(sim.members), "")
         handlers: dict[str, Handler] = {
             "AT": self._at, "QUERY": self._query, "INDICATE": self._indicate,
             "XAUTOLOG": self._logon, "LOGOFF": self._logoff, "LOGON": self._logon,
@@ -155,23 +156,24 @@ class CommandProcessor:
         return [f"{g.userid:<8} - DSC{where}"]
 
     def _q_alloc_page(self, m: Member) -> list[str]:
-        lines = [
-            "                EXTENT     EXTENT  TOTAL  PAGES   HIGH    %",
-            "VOLID  RDEV      START        END  PAGES IN USE   PAGE USED",
-            "------ ---- ---------- ---------- ------ ------ ------ ----",
-        ]
         if not m.cfg.volumes:
             return ["HCPQAL1513I No paging space is defined"]
+        lines = [
+            "                EXTENT     EXTENT     TOTAL     PAGES      HIGH    %",
+            "VOLID  RDEV      START        END     PAGES    IN USE      PAGE USED",
+            "------ ---- ---------- ---------- --------- --------- --------- ----",
+        ]
         total = m.cfg.slots
         for volid, rdev, slots, used in m.volume_use():
-            cyl = max(1, slots // 180)
+            cyl = max(1, slots // 180)  # a 3390 cylinder holds 180 pages
             pct = 100 * used // max(1, slots)
-            lines.append(f"{volid:<6} {rdev:>4} {1:>10} {cyl:>10} {slots:>6} {used:>6} "
-                         f"{used:>6} {pct:>3}%")
+            high = min(slots, max(used, round(m.peak["slots"] * slots / max(1, total))))
+            lines.append(f"{volid:<6} {rdev:>4} {1:>10} {cyl:>10} {slots:>9} {used:>9} "
+                         f"{high:>9} {pct:>3}%")
         pct = 100 * m.slots_used // max(1, total)
-        lines.append("                                  ------ ------        ----")
-        lines.append(f"SUMMARY{'':27}{total:>6} {m.slots_used:>6}        {pct:>3}%")
-        lines.append(f"USABLE{'':28}{total:>6} {m.slots_used:>6}        {pct:>3}%")
+        lines.append(f"{'':34} --------- ---------           ----")
+        lines.append(f"SUMMARY{'':27} {total:>9} {m.slots_used:>9}           {pct:>3}%")
+        lines.append(f"USABLE{'':28} {total:>9} {m.slots_used:>9}           {pct:>3}%")
         return lines
 
     def _q_names(self, m: Member) -> list[str]:
@@ -202,7 +204,7 @@ class CommandProcessor:
         dorm = sum(1 for g in guests if g.state == DORMANT)
         snap = self.sim.samples_member
         rates = [s for s in snap if s[1] == m.name]
-        pin = rates[-1][6] if rates else 0.0
+        pin = (rates[-1][6] + rates[-1][7]) if rates else 0.0
         xs = (rates[-1][8] + rates[-1][10]) if rates else 0.0
         mig = rates[-1][12] if rates else 0.0
         stor = 100 * m.resident // max(1, m.frames)
@@ -254,7 +256,7 @@ class CommandProcessor:
         if not self.sim.members[target].up:
             raise CPError("HCPXAU2901E", f"{target} is not up")
         self.sim._log_on(g, target)
-        users = len(self.sim.guests_on(target))
+        users = self._users(target)
         return ["Command accepted", f"AUTO LOGON  ***   {g.userid:<8} USERS = {users}"]
 
     def _logoff(self, tok: Tokens, issuer: str, member: str) -> list[str]:
@@ -263,19 +265,21 @@ class CommandProcessor:
         else:
             g = self.logged_on_guest(issuer, "LOG")
         tok.end()
+        where = g.member
         self.sim._log_off(g)
-        return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users()}"]
+        return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users(where)}"]
 
     def _force(self, tok: Tokens, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "FORCE")
         g = self.logged_on_guest(tok.take("userid"), "FOR")
         tok.end()
+        where = g.member
         self.sim._log_off(g)
-        return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users()}  FORCED BY "
+        return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users(where)}  FORCED BY "
                 f"{issuer}"]
 
-    def _users(self) -> int:
-        return sum(1 for g in self.sim.guests.values() if g.logged_on)
+    def _users(self, member: str | None) -> int:
+        return sum(1 for g in self.sim.guests.values() if g.member == member)
 
     # -- SET -------------------------------------------------------------------------------------
     def _set(self, tok: Tokens, issuer: str, member: str) -> list[str]:
@@ -339,6 +343,9 @@ class CommandProcessor:
             tok.end()
             return self._start(g, "none", {})
         if tok.accept("SET", 3):
+            if g.workload.kind == "none":
+                raise CPError("HCPWKL003E", f"{g.userid} runs no workload; start one with "
+                              f"WORKLOAD {g.userid} START type")
             params = dict(g.workload.params)
             given = self._pairs(tok.rest(), g.workload.kind)
             if not given:
@@ -359,7 +366,7 @@ class CommandProcessor:
     def _start(self, g: Guest, kind: str, params: dict[str, float],
                keep_cursors: bool = False) -> list[str]:
         try:
-            w = Workload(kind, params, g.npages)
+            w = Workload(kind, params, g.cfg.storage_pages)
         except WorkloadError as e:
             valid = ", ".join(k.upper() for k in WORKLOAD_TYPES)
             msg = str(e) if "unknown workload type" not in str(e) else (

@@ -103,12 +103,16 @@ class _Lines:
 class _Reader:
     """Reads one table, checking keys and types, and turns mistakes into ScenarioErrors."""
 
-    def __init__(self, ctx: _Context, table: dict[str, Any], path: tuple[Any, ...], label: str):
+    def __init__(self, ctx: _Context, table: Any, path: tuple[Any, ...], label: str):
         self.ctx = ctx
         self.table = table
         self.path = path
         self.label = label
         self.used: set[str] = set()
+        if not isinstance(table, dict):
+            hdr = ".".join(str(p) for p in path if isinstance(p, str))
+            raise ScenarioError(ctx.path, ctx.lines.line(path), label,
+                                f"must be a table ([[{hdr}]] or {{ key = value }}), not {table!r}")
 
     def fail(self, key: str | None, message: str) -> ScenarioError:
         """An error for ``key`` of this table (or the table itself)."""
@@ -229,7 +233,8 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
     description = top.get("description", str, "")
     run = top.get("run", dict, {})
     rr = _Reader(ctx, run, ("run",), "run")
-    seed = rr.get("seed", int, 1)
+    seed = rr.get("seed", int, 1, check=lambda v: None if 0 <= v < 2**63
+                  else "must be 0 or more")
     duration = rr.get("duration_s", float, 600.0, check=_positive)
     step = rr.get("step_s", float, 1.0, check=_positive)
     sample = rr.get("sample_s", float, 10.0, check=_positive)
@@ -248,6 +253,11 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
                                 f"member[{i}].name", f"{n} is defined twice")
 
     links = [_link(ctx, t, i, names) for i, t in enumerate(top.get("link", list, []))]
+    for i, link in enumerate(links):
+        if any(set(x.members) == set(link.members) for x in links[:i]):
+            raise ScenarioError(ctx.path, ctx.lines.line(("link", i, "members")),
+                                f"link[{i}].members", f"{' and '.join(link.members)} already "
+                                "have a link; give all CHPIDs of the pair in one [[link]]")
     guests: list[GuestConfig] = []
     for i, t in enumerate(top.get("guest", list, [])):
         g = _guest(ctx, t, i, names)
@@ -267,7 +277,8 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
             valid = ", ".join(w for w, _ in VERBS)
             raise r.fail("command", f"unknown command {verb.upper()!r}; valid commands: {valid}")
         timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
-    objectives = [dict(o) for o in top.get("objective", list, [])]
+    objectives = [dict(_Reader(ctx, o, ("objective", i), f"objective[{i}]").table)
+                  for i, o in enumerate(top.get("objective", list, []))]
     top.done()
     return ScenarioConfig(name=name, members=members, guests=guests, links=links,
                           timeline=timeline, objectives=objectives, description=description,
@@ -278,9 +289,6 @@ _LOADERS: dict[int, Callable[[_Context, _Reader], ScenarioConfig]] = {1: _load_v
 
 
 def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
-    if not isinstance(t, dict):
-        raise ScenarioError(ctx.path, ctx.lines.line(("member", i)), f"member[{i}]",
-                            "must be a table ([[member]])")
     r = _Reader(ctx, t, ("member", i), f"member[{i}]")
     name = r.get("name", str, ..., check=_name_check).upper()
     r.label = f"member[{i}] ({name})"
@@ -295,16 +303,22 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
                     check=lambda v: None if v in ("background", "inline")
                     else "must be 'background' or 'inline'")
     cp_pages = r.size("cp_storage", -1) if "cp_storage" in t else -1
+    r.used.add("cp_storage")
+    if cp_pages >= central:
+        raise r.fail("cp_storage", "must be less than central storage")
     vols = []
     for j, vt in enumerate(r.get("volume", list, [])):
         vr = _Reader(ctx, vt, ("member", i, "volume", j), f"{r.label}.volume[{j}]")
         volid = vr.get("volid", str, f"PAG{j + 1:03d}",
                        check=lambda v: None if 1 <= len(v) <= 6 else "must be 1 to 6 characters")
+        vr.used.update(("slots", "size"))
         if "slots" in vt and "size" in vt:
             raise vr.fail("slots", "give either slots or size, not both")
         slots = vr.get("slots", int, 0) if "slots" in vt else vr.size("size", ...)
         if slots <= 0:
             raise vr.fail("slots" if "slots" in vt else "size", "must be greater than 0")
+        if any(v.volid == volid.upper() for v in vols):
+            raise vr.fail("volid", f"{volid.upper()} is defined twice on {name}")
         vols.append(VolumeConfig(
             volid=volid.upper(), slots=slots,
             service_ms=vr.get("service_ms", float, 0.5, check=_positive),
@@ -363,9 +377,14 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str]) -> GuestConfig:
             raise r.fail("vdisks", str(e)) from None
     set_res = r.get("set_reserved", (str, int), 0)
     try:
+        # a bare number is a page count, as for the SET RESERVED command
+        if isinstance(set_res, str) and set_res.strip().isdigit():
+            set_res = int(set_res)
         set_reserved = set_res if isinstance(set_res, int) else size_to_pages(set_res)
     except SizeError as e:
         raise r.fail("set_reserved", f"{e} (or a page count)") from None
+    if set_reserved < 0:
+        raise r.fail("set_reserved", "must be 0 or more pages")
     wl_table = r.get("workload", dict, {"type": "idle"})
     wr = _Reader(ctx, wl_table, ("guest", i, "workload"), f"{r.label}.workload")
     kind = wr.get("type", str, ...)

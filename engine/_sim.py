@@ -113,7 +113,7 @@ class Simulation:
         self._touch_out = np.zeros(K.T_OUT_LEN, dtype=np.float64)
         self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
         self._mig_out = np.zeros(3, dtype=np.int64)
-        self.command_log: list[tuple[float, str, int]] = []
+        self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
         from ._commands import CommandProcessor
         from ._relocation import RelocationEngine
 
@@ -197,15 +197,16 @@ class Simulation:
     def _run_due_commands(self) -> None:
         while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
             _, _, entry = heapq.heappop(self._queue)
-            self.execute(entry.command)
+            self.execute(entry.command, line=entry.line)
 
-    def execute(self, command: str, issuer: str = "OPERATOR") -> CPResponse:
+    def execute(self, command: str, issuer: str = "OPERATOR", line: int = 0) -> CPResponse:
         """Run one CP or simulator command now and return CP's answer.
 
-        A command that CP would refuse changes nothing and gets CP's error message.
+        A command that CP would refuse changes nothing and gets CP's error message. ``line`` is
+        the scenario line the command came from (0: typed or issued by code).
         """
         resp = self.cp.execute(command, issuer)
-        self.command_log.append((self.t, command, resp.rc))
+        self.command_log.append((self.t, command, resp.rc, line, tuple(resp.lines)))
         self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
                                                   "issuer": issuer})
         return resp
@@ -287,7 +288,8 @@ class Simulation:
         limit = m.frames * m.cfg.storbuf_pct / 100.0
         busy = [g for g in guests if g.workload.busy() and not g.stopped_by]
         # guests already dispatched keep their place; then the longest waiting are admitted
-        busy.sort(key=lambda g: (g.state != DISPATCH, g.eligible_since or 0.0, g.userid))
+        busy.sort(key=lambda g: (g.state != DISPATCH, g.state != ELIGIBLE,
+                                 g.eligible_since or 0.0, g.userid))
         total = 0.0
         admitted = set()
         for g in busy:

@@ -70,7 +70,7 @@ class Guest:
         self.units_total = 0.0
         self.units_step = 0.0
         self.cpu_s_total = 0.0
-        self.workload = Workload(cfg.workload.kind, cfg.workload.params, self.npages)
+        self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
         self.first_out: dict[str, float] = {}
         self.relocating = False  # a relocation tracks the pages it changes
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
@@ -107,6 +107,10 @@ class Guest:
         self.steal_cursor = self.migrate_cursor = 0
         self.reset_cursors()
         self.state = DORMANT
+        # SET SHARE and SET RESERVED last for a session; a new one starts from the directory
+        self.set_reserved = self.cfg.set_reserved_pages
+        self.share = self.cfg.share
+        self.share_absolute = self.cfg.share_absolute
 
     def log_off(self) -> None:
         """Drop the virtual machine and its storage."""

@@ -77,7 +77,9 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
         "guests": guests,
         "relocations": [r.to_dict() for r in sim.reloc.all],
         "events": dict(sorted(kinds.items())),
-        "commands": [{"t_s": round(t, 6), "command": c, "rc": rc} for t, c, rc in sim.command_log],
+        "commands": [{"t_s": round(t, 6), "command": c, "rc": rc, "line": line,
+                      **({"response": list(resp)} if rc else {})}
+                     for t, c, rc, line, resp in sim.command_log],
     }
 
 
@@ -118,6 +120,23 @@ def format_summary(s: dict[str, Any]) -> str:
         out.append(f"{g['userid']:<8}  {g['member'] or '-':<8}  {g['state']:<9}  "
                    f"{_gb(pg['central']):10.2f}  {_gb(pg['xstor']):8.2f}  {_gb(pg['dasd']):7.2f}  "
                    f"{first:<18} {tp['mean']:.1f} {tp['unit']}")
+    refused = [c for c in s.get("commands", []) if c["rc"]]
+    if refused:
+        out.append("")
+        out.append("Commands CP refused:")
+        for c in refused:
+            where = f" (scenario line {c['line']})" if c.get("line") else ""
+            out.append(f"  t={c['t_s']:.0f}s {c['command']}{where}: {' '.join(c['response'])}")
+    rel = s.get("relocations", [])
+    if rel:
+        out.append("")
+        out.append("RELOCATION                  RESULT              PASSES  PAGES MOVED  QUIESCE s"
+                   "  TOTAL s  THROTTLED s")
+        for r in rel:
+            what = f"{r['guest']} {r['source']}->{r['destination']}"
+            out.append(f"{what:<27} {r['result'][:19]:<19} {r['passes']:>6}  {r['pages_moved']:>11,}"
+                       f"  {r['quiesce_s']:>9.2f}  {r['relocation_s']:>7.2f}  "
+                       f"{sum(r['throttle_s'].values()):>11.2f}")
     paged = [g for g in s["guests"] if g["first_pageout_s"]]
     if paged:
         out.append("")

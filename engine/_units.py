@@ -10,7 +10,7 @@ PAGES_PER_MB = 256
 PAGES_PER_GB = 256 * 1024
 PAGES_PER_SEGMENT = 256
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGTP]?)B?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:([KMGTP])B?)?\s*$", re.IGNORECASE)
 _FACTOR = {"": 1 / 1024, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 
 
@@ -36,7 +36,7 @@ def parse_size_mb(text: str | int | float) -> float:
     if not m:
         raise SizeError(f"{text!r} is not a size; write it as CP does, e.g. 512M, 4G or 2T")
     value = float(m.group(1))
-    unit = m.group(2).upper()
+    unit = (m.group(2) or "").upper()
     if unit == "":
         return value  # bare numbers are megabytes
     return value * _FACTOR[unit]

@@ -153,7 +153,7 @@ def resolve_params(kind: str, given: dict[str, Any]) -> dict[str, float]:
             raise WorkloadError(f"{k} parameter {key} must be a number, not {value!r}",
                                 name) from None
         p = spec[key]
-        if not (p.lo <= v <= p.hi) or math.isnan(v):
+        if not math.isfinite(v) or not (p.lo <= v <= p.hi):
             raise WorkloadError(f"{k} parameter {key}={value} is out of range {p.lo:g} to {p.hi:g}",
                                 name)
         out[key] = v
