@@ -372,10 +372,7 @@ class CommandProcessor:
             msg = str(e) if "unknown workload type" not in str(e) else (
                 f"Unknown workload type {kind.upper()}; valid: {valid}")
             raise CPError("HCPWKL003E", msg.replace("'", "")) from None
-        if keep_cursors:
-            g.workload = w
-        else:
-            g.set_workload(w)
+        g.set_workload(w, keep_cursors)
         self.sim.emit("WORKLOAD", g.member, g.userid, f"{g.userid}: workload {w.describe()}")
         return [f"WORKLOAD {g.userid}: {w.describe()}"]
 

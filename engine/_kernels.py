@@ -78,6 +78,31 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _INV53 = 1.0 / 9007199254740992.0
 
 
+def warmup() -> None:
+    """Compile (or load from the cache) every kernel on tiny inputs, before anyone waits for it."""
+    p = np.zeros((2, NPLANES), dtype=np.uint64)
+    q = np.zeros((2, NPLANES), dtype=np.uint64)
+    rng = np.ones(1, dtype=np.uint64)
+    t = np.zeros(T_OUT_LEN)
+    touch_region(p, 0, 100, 0, -1, -0.5, 100, 0.5, 1.0, 1.0, 1e-6, 1e-6, 1e-6, 1e-3, 1e-6, 50, 50,
+                 True, rng, t)
+    fill_resident(p, 100, True)
+    touch_resident(p, 0, 100, 50.0, 0.5, True, rng)
+    touch_resident(p, 0, 100, 5.0, 0.5, True, rng)
+    region_resident(p, 0, 100)
+    s = np.zeros(S_OUT_LEN, dtype=np.int64)
+    steal_pages(p, 0, 10, False, 5, 5, 5, s)
+    migrate_xstor(p, 0, 5, 5, 5, s)
+    c = np.zeros(NPLANES, dtype=np.int64)
+    count_planes(p, c)
+    check_planes(p, 100)
+    start_pass(p, True)
+    x = np.zeros(X_OUT_LEN, dtype=np.int64)
+    send_pages(p, q, 0, 50, 5, 50, x)
+    count_plane(p, LGR)
+    clear_plane(p, SEND)
+
+
 @njit(cache=True, nogil=True)
 def splitmix_next(state: np.ndarray) -> np.uint64:
     """Advance a splitmix64 generator held in ``state[0]`` and return the next 64-bit value."""
@@ -574,6 +599,21 @@ def send_pages(
     words = 0
     while words < nwords:
         todo = src[w, SEND]
+        # the whole word at once: resident on the source, on the destination in a frame or nowhere
+        if todo != 0 and (todo & ~src[w, CEN]) == 0 \
+                and (todo & (dst[w, XST] | dst[w, DSD] | dst[w, SLOT])) == 0:
+            k = popcount64(todo)
+            fresh = todo & ~dst[w, CEN]
+            nf = popcount64(fresh) if fresh != 0 else 0
+            if sent + k <= max_pages and nf <= dst_frames_avail:
+                dst[w, CEN] |= todo
+                dst[w, CHG] |= todo
+                dst[w, REF] &= ~todo
+                src[w, SEND] = np.uint64(0)
+                dst_frames_avail -= nf
+                new_frames += nf
+                sent += k
+                todo = np.uint64(0)
         while todo != 0:
             if sent >= max_pages:
                 stop = SEND_LIMIT
@@ -624,3 +664,108 @@ def send_pages(
     out[X_DST_SLOTS_FREED] = ds
     out[X_CURSOR] = w
     out[X_STOP] = stop
+
+
+@njit(cache=True, nogil=True)
+def xorshift_next(state: np.ndarray) -> np.uint64:
+    """xorshift64*: a cheap generator for bulk random masks (state must not be 0)."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True, nogil=True)
+def random_mask(state: np.ndarray, p256: int) -> np.uint64:
+    """A 64-bit word whose bits are set independently with probability ``p256 / 256``.
+
+    Combines random words from the lowest set bit of ``p256`` upwards: OR for a 1, AND for a 0,
+    so each bit ends up set with probability 0.b7b6...b0 in binary. ``state`` is xorshift's.
+    """
+    if p256 >= 256:
+        return _ALL
+    if p256 <= 0:
+        return np.uint64(0)
+    m = np.uint64(0)
+    k = 0
+    while (p256 >> k) & 1 == 0:
+        k += 1  # below the lowest set bit, AND with an all-zero word changes nothing
+    while k < 8:
+        r = xorshift_next(state)
+        if (p256 >> k) & 1:
+            m = m | r
+        else:
+            m = m & r
+        k += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def region_resident(planes: np.ndarray, lo: int, hi: int) -> bool:
+    """True when every page of ``[lo, hi)`` is resident in central storage."""
+    if hi <= lo:
+        return True
+    for w in range(lo >> 6, (hi + 63) >> 6):
+        base = w * 64
+        need = _ALL
+        if base < lo:
+            need &= ~((_ONE << np.uint64(lo - base)) - _ONE)
+        if base + 64 > hi:
+            need &= (_ONE << np.uint64(hi - base)) - _ONE
+        if planes[w, CEN] & need != need:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def touch_resident(planes: np.ndarray, lo: int, hi: int, refs: float, write_frac: float,
+                   track_lgr: bool, rng: np.ndarray) -> int:
+    """Apply ``refs`` uniform references to a wholly resident region at once; return pages hit.
+
+    Each page is hit with probability ``1 - exp(-refs / pages)`` (the union of all the steps'
+    references), so deferring references and applying them later changes nothing in
+    distribution. Sparse hits are drawn as geometric gaps, dense ones as random 64-bit masks.
+    """
+    n = hi - lo
+    if n <= 0 or refs <= 0.0:
+        return 0
+    p = -np.expm1(-refs / n)
+    hit = 0
+    if p < 0.15:
+        log_q = np.log1p(-p)
+        i = lo + geometric_gap(rng, log_q)
+        while i < hi:
+            w = i >> 6
+            m = _ONE << np.uint64(i & 63)
+            planes[w, REF] |= m
+            if write_frac >= 1.0 or (write_frac > 0.0 and uniform(rng) <= write_frac):
+                planes[w, CHG] |= m
+                if track_lgr:
+                    planes[w, LGR] |= m
+            hit += 1
+            i += 1 + geometric_gap(rng, log_q)
+        return hit
+    p256 = int(p * 256.0 + 0.5)
+    w256 = int(write_frac * 256.0 + 0.5)
+    xs = np.zeros(1, dtype=np.uint64)
+    xs[0] = splitmix_next(rng) | _ONE
+    w0 = lo >> 6
+    w1 = (hi + 63) >> 6
+    for w in range(w0, w1):
+        m = random_mask(xs, p256)
+        base = w * 64
+        if base < lo:
+            m &= ~((_ONE << np.uint64(lo - base)) - _ONE)
+        if base + 64 > hi:
+            m &= (_ONE << np.uint64(hi - base)) - _ONE
+        if m == 0:
+            continue
+        planes[w, REF] |= m
+        c = m & random_mask(xs, w256)
+        planes[w, CHG] |= c
+        if track_lgr:
+            planes[w, LGR] |= c
+        hit += popcount64(m)
+    return hit

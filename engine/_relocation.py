@@ -267,10 +267,12 @@ class RelocationEngine:
         r = Relocation(guest, guest.member, dest, options, link, issuer, sim.t)
         shadow = Guest(guest.cfg, sim.seed)
         shadow.member = dest
-        shadow.planes = np.zeros_like(guest.planes)
+        # np.zeros maps pages lazily (zeros_like would write all of them now)
+        shadow.planes = np.zeros(guest.planes.shape, dtype=guest.planes.dtype)
         shadow.state = "incoming"
         shadow.userid = guest.userid
         r.incoming = shadow
+        guest.flush_pending()  # references made before the relocation are not its business
         guest.relocating = True
         r.setup_left_s = MODEL.setup_s
         self.all.append(r)
@@ -279,11 +281,15 @@ class RelocationEngine:
                  f"({options.describe()})", {"destination": dest})
         return r
 
-    def _begin_pass(self, r: Relocation, kind: str) -> None:
+    def _begin_pass(self, r: Relocation, kind: str, to_send: int | None = None) -> None:
+        """Start the next pass; ``to_send`` when its SEND plane is already set up."""
         g = r.guest
         assert g.planes is not None
         n = len(r.passes) + 1
-        r.send_left = K.start_pass(g.planes, n == 1)
+        if to_send is None:
+            g.flush_pending()
+            to_send = K.start_pass(g.planes, n == 1)
+        r.send_left = to_send
         r.cursor = 0
         r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1))
         r.passes.append(PassRecord(n, kind, 0, self._now))
@@ -440,8 +446,12 @@ class RelocationEngine:
         if cur.kind == "final":
             self._complete(r)
             return
+        assert g.planes is not None
+        g.flush_pending()
+        # the pages changed during this pass are the next pass's to send
+        dirty = K.start_pass(g.planes, False)
         if cur.kind == "penultimate":
-            self._begin_pass(r, "final")
+            self._begin_pass(r, "final", dirty)
             return
         problem = storage_check(g, sim.members[r.dest], r.options.force_storage) \
             if cur.kind != "first" else None
@@ -449,8 +459,6 @@ class RelocationEngine:
             self.cancel(r, f"{g.userid} is not relocated to {r.dest} because {problem}",
                         "storage check failed")
             return
-        assert g.planes is not None
-        dirty = K.count_plane(g.planes, K.LGR)
         if self._quiesce_now(r, cur.number, dirty):
             mq = r.options.maxquiesce_s
             if mq is not None and self._expected_quiesce_s(r, dirty) > mq \
@@ -467,9 +475,9 @@ class RelocationEngine:
             g.stopped_by.add("relocation")
             sim.emit("QUIESCE_START", r.source, g.userid,
                      f"{g.userid} stopped for the last two passes ({dirty} changed pages)")
-            self._begin_pass(r, "penultimate")
+            self._begin_pass(r, "penultimate", dirty)
         else:
-            self._begin_pass(r, "intermediate")
+            self._begin_pass(r, "intermediate", dirty)
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
         share = self.sharers.get(r, 1)
@@ -523,7 +531,7 @@ class RelocationEngine:
         g = r.guest
         g.relocating = False
         g.stopped_by.discard("relocation")
-        if g.planes is not None:
+        if state == "cancelled" and g.planes is not None:
             K.clear_plane(g.planes, K.LGR)
             K.clear_plane(g.planes, K.SEND)
 
@@ -550,7 +558,9 @@ class RelocationEngine:
         src.resident -= g.n_cen
         src.xstor_used -= g.n_xst
         src.slots_used -= g.n_slot
+        g.flush_pending()
         g.planes = shadow.planes
+        g.new_planes()
         g.n_cen, g.n_xst, g.n_dsd, g.n_slot = shadow.n_cen, shadow.n_xst, shadow.n_dsd, shadow.n_slot
         g.member = r.dest
         g.steal_cursor = g.migrate_cursor = 0

@@ -120,6 +120,8 @@ class Simulation:
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self)
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
+        #: apply references to wholly resident regions lazily (same distribution, far faster)
+        self.defer_touches = True
         self.stolen_from_incoming = 0
         for g in self.guests.values():
             if g.cfg.logged_on:
@@ -364,6 +366,27 @@ class Simulation:
         out = self._touch_out
         assert g.planes is not None
         for i, r in enumerate(plans):
+            key = (r.lo, r.hi)
+            if r.log_q < 0 and self.defer_touches and g.settled.get(key) == g.page_gen:
+                n = r.hi - r.lo
+                distinct = n * -math.expm1(r.log_q)
+                need = distinct * r.cpu_s_per_touch
+                budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
+                f = 1.0 if need <= budget else budget / need
+                pend = g.pending.get(key)
+                if pend is not None and pend[1] != r.write_frac:
+                    g.flush_pending()
+                    pend = None
+                refs = -r.log_q * n * f
+                if pend is None:
+                    g.pending[key] = [refs, r.write_frac]
+                else:
+                    pend[0] += refs
+                units += distinct * f * r.units_per_touch
+                cpu_used += need * f / speed
+                continue
+            if key in g.pending:
+                g.flush_pending()
             cur = g.cursor(i, r.lo)
             if not (r.lo <= cur[0] < r.hi):
                 cur[0], cur[1] = r.lo, -1
@@ -396,7 +419,13 @@ class Simulation:
                 budget_cpu -= out[K.T_CPU_S]
                 budget_wall -= out[K.T_WALL_S]
                 cover -= int(out[K.T_COVERED])
-                if int(out[K.T_STOP]) != K.STOP_FRAMES:
+                stop = int(out[K.T_STOP])
+                if stop == K.STOP_DONE and r.log_q < 0 and new + xin + din == 0 \
+                        and g.n_cen == g.instantiated and self.defer_touches \
+                        and g.settled.get(key) != g.page_gen \
+                        and K.region_resident(g.planes, r.lo, r.hi):
+                    g.settled[key] = g.page_gen
+                if stop != K.STOP_FRAMES:
                     break
                 if self._steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
                     break
@@ -435,12 +464,15 @@ class Simulation:
                 if share <= 0:
                     continue
                 assert g.planes is not None
+                g.flush_pending()
                 K.steal_pages(g.planes, g.steal_cursor, share, take_ref, m.xstor_free,
                               int(io_left[0]), m.slots_free, out)
                 to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
                 alloc, rel = int(out[3]), int(out[4])
                 g.steal_cursor = int(out[K.S_CURSOR])
                 n = to_x + to_dw + to_dc
+                if n:
+                    g.page_gen += 1
                 got += n
                 g.n_cen -= n
                 g.n_xst += to_x

@@ -73,6 +73,12 @@ class Guest:
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
         self.first_out: dict[str, float] = {}
         self.relocating = False  # a relocation tracks the pages it changes
+        # References to wholly resident regions are applied lazily (see Simulation._run_guest):
+        # pending[(lo, hi)] = [references, write fraction]; settled[(lo, hi)] = page_gen when
+        # the region was last seen wholly resident; page_gen moves whenever pages leave central.
+        self.pending: dict[tuple[int, int], list[float]] = {}
+        self.settled: dict[tuple[int, int], int] = {}
+        self.page_gen = 0
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
         self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
         self.episode_last_out = -1e30
@@ -106,23 +112,43 @@ class Guest:
         self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
         self.steal_cursor = self.migrate_cursor = 0
         self.reset_cursors()
+        self.new_planes()
         self.state = DORMANT
         # SET SHARE and SET RESERVED last for a session; a new one starts from the directory
         self.set_reserved = self.cfg.set_reserved_pages
         self.share = self.cfg.share
         self.share_absolute = self.cfg.share_absolute
 
+    def new_planes(self) -> None:
+        """Forget lazily held references and residency: the planes were replaced."""
+        self.pending.clear()
+        self.settled.clear()
+        self.page_gen += 1
+
+    def flush_pending(self) -> None:
+        """Apply the references held back for wholly resident regions to the bit-planes."""
+        if not self.pending or self.planes is None:
+            self.pending.clear()
+            return
+        for (lo, hi), (refs, wf) in sorted(self.pending.items()):
+            K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
+        self.pending.clear()
+
     def log_off(self) -> None:
         """Drop the virtual machine and its storage."""
+        self.new_planes()
         self.member = None
         self.planes = None
         self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
         self.state = LOGGED_OFF
         self.eligible_since = None
 
-    def set_workload(self, workload: Workload) -> None:
-        """Replace the running workload; walks start at the beginning of its regions."""
+    def set_workload(self, workload: Workload, keep_cursors: bool = False) -> None:
+        """Replace the running workload; walks start afresh unless ``keep_cursors``."""
+        self.flush_pending()
         self.workload = workload
+        if keep_cursors:
+            return
         self.reset_cursors()
 
     def reset_cursors(self) -> None:
