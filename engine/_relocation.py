@@ -52,6 +52,9 @@ class LGRModel:
     #: Fixed work before pass 1 (checks, creating the virtual machine on the destination) and
     #: after the final pass: the idle relocation's 22.46 s less four scans and pass 1's transfer.
     setup_s: float = 1.6
+    #: CPU CP spends per page to build and send its message, and to receive and place it.
+    send_cpu_s_per_page: float = 0.3e-6
+    receive_cpu_s_per_page: float = 0.3e-6
     #: Frames the source needs free to stage outbound pages; below this the source throttles.
     stage_frames: int = 4096
     #: Quiesce at once when the changed set could be sent in this much time at the link's rate.
@@ -206,6 +209,7 @@ class Relocation:
     dirty_best: float = math.inf
     no_progress: int = 0
     pages_moved: int = 0
+    cpu_s: float = 0.0
 
     @property
     def active(self) -> bool:
@@ -228,6 +232,7 @@ class Relocation:
             "options": self.options.describe(), "result": self.result or self.state,
             "message": self.message, "passes": len(self.passes),
             "pages_moved": self.pages_moved, "quiesce_s": round(self.quiesce_s, 3),
+            "cpu_s": round(self.cpu_s, 3),
             "relocation_s": round(end - self.t_start, 3), "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
@@ -245,6 +250,9 @@ class RelocationEngine:
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self._clock = 0.0
         self.sharers: dict[Relocation, int] = {}
+        #: CPU seconds relocation work took on each member in the current step (system work:
+        #: it is served before the guests)
+        self.cpu_s: dict[str, float] = {}
 
     @property
     def active(self) -> list[Relocation]:
@@ -297,6 +305,7 @@ class RelocationEngine:
     # -- the step ------------------------------------------------------------------------------
     def advance(self, dt: float) -> None:
         """Do ``dt`` seconds of relocation work (called before the guests run)."""
+        self.cpu_s = {}
         act = self.active
         if not act:
             return
@@ -346,29 +355,25 @@ class RelocationEngine:
                 use = min(r.scan_left_s, left)
                 r.scan_left_s -= use
                 left -= use
+                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use
+                r.cpu_s += use
                 continue
             if r.send_left > 0:
                 live = r.state == "moving"
                 per_page = 1.0 / rate + (MODEL.stage_s_per_page / src.cfg.cpu_speed if live else 0)
                 per_page /= max(1e-9, 1.0 - order)
                 budget_pages = max(1, int(left / per_page))
-                frames = dst.free_frames - dst.free_low
-                if frames <= 0:
-                    sim._steal(dst, dst.free_high - dst.free_frames, io_left[dst.name],
-                               protect=shadow)
-                    frames = dst.free_frames - dst.free_low
-                throttled_src_frames = False
-                if live and src.free_frames < MODEL.stage_frames:
-                    got = sim._steal(src, MODEL.stage_frames, io_left[src.name])
-                    if src.free_frames < MODEL.stage_frames // 4 and got == 0:
-                        throttled_src_frames = True
+                # existing work gets storage first: inbound pages take only frames above the
+                # destination's low mark, which its demand scan refills at the end of each step
+                frames = max(0, dst.free_frames - dst.free_low)
+                throttled_src_frames = live and src.free_frames < MODEL.stage_frames
                 self._throttle(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
                     budget_pages = max(1, budget_pages // 8)
                 self._throttle(r, "link", "ordering", order > 0)
                 out = self._out
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
-                             int(io_left[src.name][0]), max(frames, 0), out)
+                             int(io_left[src.name][0]), frames, out)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 r.send_left -= sent
@@ -386,6 +391,12 @@ class RelocationEngine:
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
                 used = min(left, sent * per_page)
                 left -= used
+                cpu_src = sent * (MODEL.send_cpu_s_per_page
+                                  + (MODEL.stage_s_per_page if live else 0.0)) / src.cfg.cpu_speed
+                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu_src
+                self.cpu_s[dst.name] = self.cpu_s.get(dst.name, 0.0) + \
+                    sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                r.cpu_s += cpu_src + sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 # time lost to a shared link and to reordering, for the pass record
                 cur.throttle_s += used * ((1.0 - 1.0 / sharers) + order)
                 stop = int(out[K.X_STOP])

@@ -279,7 +279,7 @@ class Simulation:
         after = m.counters.as_tuple()
         moved = sum(a - b for a, b in zip(after[:5], before[:5]))
         cpu_cap = m.cfg.cpus * dt
-        used = sum(alloc.values()) + moved * CP_CPU_PER_PAGE_S
+        used = sum(alloc.values()) + moved * CP_CPU_PER_PAGE_S + self.reloc.cpu_s.get(m.name, 0.0)
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         self._note_member(m)
         for g in guests:
@@ -317,7 +317,8 @@ class Simulation:
 
     def _allocate_cpu(self, m: Member, guests: list[Guest], dt: float) -> dict[str, float]:
         """Share the member's CPU by SHARE (water-filling: nobody gets more than it asks)."""
-        cap = m.cfg.cpus * dt
+        # relocation is system work: CP serves it before any guest
+        cap = max(0.0, m.cfg.cpus * dt - self.reloc.cpu_s.get(m.name, 0.0))
         demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
         alloc = {u: 0.0 for u in demand}
         for g in guests:  # ABSOLUTE shares first: a fixed part of the member

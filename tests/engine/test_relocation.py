@@ -1,0 +1,310 @@
+"""Live Guest Relocation as a planner meets it: passes, quiesce, checks, throttles, limits."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from ssisim.engine import (
+    ChpidConfig,
+    LinkConfig,
+    MemberConfig,
+    ScenarioConfig,
+    Simulation,
+    VolumeConfig,
+    size_to_pages,
+)
+from ssisim.engine import _kernels as K
+from ssisim.engine._config import GuestConfig, WorkloadSpec
+
+LINK18 = (ChpidConfig(2, 4), ChpidConfig(4, 4), ChpidConfig(4, 4), ChpidConfig(8, 4))
+
+
+def cluster(guests, central="24G", paging="64G", xstor="0", link=LINK18, names=("SRC", "DST"),
+            step_s=1.0):
+    members = [MemberConfig(name=n, cpus=4, central_pages=size_to_pages(central),
+                            xstor_pages=size_to_pages(xstor),
+                            volumes=(VolumeConfig("PAG001", size_to_pages(paging), 0.5, 8),))
+               for n in names]
+    links = [LinkConfig((names[0], names[1]), link)] if link else []
+    return Simulation(ScenarioConfig(name="lgr", members=members, guests=guests, links=links,
+                                     seed=3, step_s=step_s, duration_s=600))
+
+
+def linux(userid, storage="8G", kind="idle", member="SRC", **params):
+    return GuestConfig(userid=userid, member=member, storage_pages=size_to_pages(storage),
+                       vcpus=2, workload=WorkloadSpec(kind, params))
+
+
+def warm(sim, userid, touched_mb, then="IDLE", seconds=10):
+    """The guest touches ``touched_mb`` (boot and page cache), then runs ``then``."""
+    sim.execute(f"WORKLOAD {userid} START SEQTOUCH BUFFER_MB {touched_mb} RATE_PAGES_S 400000")
+    sim.run_until(sim.t + seconds)
+    sim.execute(f"WORKLOAD {userid} START {then}")
+    sim.step()
+
+
+def relocate(sim, command, limit_s=3600):
+    resp = sim.execute(command)
+    assert resp.ok, resp.text
+    where = []
+    end = sim.t + limit_s
+    while sim.reloc.active and sim.t < end:
+        sim.step()
+        where.append(sorted(m for m in (sim.guests[r.guest.userid].member
+                                        for r in sim.reloc.all) if m))
+        assert sim.verify() == []
+    assert not sim.reloc.active, "relocation did not finish"
+    return sim.reloc.all[-1].to_dict()
+
+
+def test_idle_guest_moves_in_four_passes(make=None):
+    sim = cluster([linux("LNX1")])
+    warm(sim, "LNX1", 1024)
+    before = sim.guests["LNX1"].instantiated
+    r = relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST")
+    assert r["result"] == "relocated" and r["passes"] == 4
+    assert r["pass_list"][0]["pages"] == before, "pass 1 sends every instantiated page"
+    assert r["pages_moved"] == sum(p["pages"] for p in r["pass_list"])
+    g = sim.guests["LNX1"]
+    assert g.member == "DST" and g.instantiated == before, "no page lost or duplicated"
+    assert sim.members["SRC"].resident == 0
+    assert sim.members["DST"].resident == g.n_cen
+    kinds = [p["kind"] for p in r["pass_list"]]
+    assert kinds == ["first", "intermediate", "penultimate", "final"]
+    # quiesce is the last two passes, with the guest stopped
+    assert r["quiesce_s"] == pytest.approx(sum(p["seconds"] for p in r["pass_list"][2:]), abs=0.01)
+
+
+def test_immediate_gives_three_passes():
+    sim = cluster([linux("LNX1")])
+    warm(sim, "LNX1", 1024, then="RANDCHANGE FRACTION 0.1 RATE_PAGES_S 50000")
+    r = relocate(sim, "VMREL MOVE LNX1 DST IMMED")
+    assert r["passes"] == 3 and r["result"] == "relocated"
+    assert "MAXQUIESCE NOLIMIT" in r["options"], "IMMEDIATE implies MAXQUIESCE NOLIMIT"
+
+
+def test_a_changed_set_that_does_not_shrink_ends_in_eight_passes():
+    sim = cluster([linux("LNX1", "16G")])
+    warm(sim, "LNX1", 4096, then="RANDCHANGE FRACTION 0.25 RATE_PAGES_S 1500000", seconds=12)
+    r = relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE NOLIMIT")
+    assert r["passes"] == 8 and r["result"] == "relocated"
+    sizes = [p["pages"] for p in r["pass_list"][1:6]]
+    assert max(sizes) < 1.1 * min(sizes), "the changed set stays about the same"
+
+
+def test_a_changed_set_that_keeps_shrinking_goes_to_eighteen_passes():
+    # a changer that re-changes its whole set every pass while the set shrinks 2 % a second
+    sim = cluster([linux("LNX1", "64G")], central="40G", paging="128G")
+    frac = 0.0625  # a million pages
+    warm(sim, "LNX1", 4096, then=f"RANDCHANGE FRACTION {frac} RATE_PAGES_S 2000000", seconds=12)
+    sim.run_until(sim.t + 10)
+    assert sim.execute("VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE NOLIMIT ASYNC").ok
+    while sim.reloc.active:
+        frac *= 0.98
+        sim.execute(f"WORKLOAD LNX1 SET FRACTION {frac:.6f}")
+        sim.step()
+    r = sim.reloc.all[0].to_dict()
+    assert r["result"] == "relocated" and r["passes"] == 18
+    sizes = [p["pages"] for p in r["pass_list"][1:16]]
+    assert all(b < 0.96 * a for a, b in zip(sizes, sizes[1:])), "each pass sends fewer pages"
+
+
+def test_maxquiesce_cancels_and_the_guest_keeps_running_on_the_source():
+    sim = cluster([linux("LNX1", "16G")])
+    warm(sim, "LNX1", 4096, then="RANDCHANGE FRACTION 0.25 RATE_PAGES_S 1500000", seconds=12)
+    src = sim.members["SRC"]
+    before = (sim.guests["LNX1"].instantiated, src.resident)
+    r = relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE 3")
+    assert r["result"] == "MAXQUIESCE exceeded"
+    assert "MAXQUIESCE 3" in r["message"]
+    g = sim.guests["LNX1"]
+    assert g.member == "SRC" and not g.stopped_by and g.state == "dispatch"
+    assert sim.members["DST"].resident == 0, "the destination let go of every page"
+    assert g.instantiated == before[0]
+    done = g.units_total
+    sim.run_until(sim.t + 5)
+    assert g.units_total > done, "the guest goes on working"
+    assert any(e.kind == "RELOCATION_CANCELLED" for e in sim.events)
+
+
+def test_maxtotal_cancels_cleanly():
+    sim = cluster([linux("LNX1", "16G")])
+    warm(sim, "LNX1", 4096)
+    r = relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST MAXTOTAL 5 MAXQ NOLIMIT")
+    assert r["result"] == "MAXTOTAL exceeded" and r["relocation_s"] == pytest.approx(5, abs=0.01)
+    assert sim.guests["LNX1"].member == "SRC"
+
+
+def test_storage_check_failure_names_size_and_capacity():
+    sim = cluster([linux("BIG", "48G")], central="16G", paging="20G")
+    resp = sim.execute("VMRELOCATE TEST USER BIG TO DST")
+    assert not resp.ok
+    text = resp.text
+    assert "BIG is not eligible for relocation to DST" in text
+    assert "48" in text and "DST" in text and "G" in text  # size and capacity
+    assert "central" in text and "paging" in text
+    # FORCE STORAGE bypasses only the optional checks: the mandatory one still refuses
+    assert "exceeds the storage available" in sim.execute(
+        "VMRELOCATE TEST USER BIG TO DST FORCE STORAGE").text
+
+
+def test_force_storage_bypasses_the_paging_space_check():
+    sim = cluster([linux("MID", "24G")], central="48G", paging="16G")
+    msg = sim.execute("VMRELOCATE TEST USER MID TO DST").text
+    assert "paging space" in msg and "FORCE STORAGE" in msg
+    assert sim.execute("VMRELOCATE TEST USER MID TO DST FORCE STORAGE").ok
+
+
+def test_test_moves_nothing():
+    sim = cluster([linux("LNX1")])
+    warm(sim, "LNX1", 512)
+    resp = sim.execute("VMRELOCATE TEST LNX1 TO DST")
+    assert resp.ok and resp.lines == ["User LNX1 is eligible for relocation to DST"]
+    assert not sim.reloc.all and sim.guests["LNX1"].member == "SRC"
+
+
+@pytest.mark.parametrize("command, words", [
+    ("VMRELOCATE MOVE USER NOSUCH TO DST", "not in CP directory"),
+    ("VMRELOCATE MOVE USER LNX1 TO SRC", "already running there"),
+    ("VMRELOCATE MOVE USER LNX1 TO MEMB9", "not a member"),
+    ("VMRELOCATE MOVE USER LNX1 TO DST SYNC ASYNC", "conflict"),
+    ("VMRELOCATE MOVE USER LNX1 TO DST IMMEDIATE IMMEDIATE", "more than once"),
+    ("VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE", "missing"),
+    ("VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE -3", "invalid operand"),
+    ("VMRELOCATE MOVE USER LNX1 TO DST MAXTOTAL 5 MAXQUIESCE 10", "less than MAXQUIESCE"),
+    ("VMRELOCATE TEST USER LNX1 TO DST ASYNC", "conflicts with TEST"),
+    ("VMRELOCATE MOVE USER LNX1 TO DST FORCE ARCHITECTURE", "FORCE STORAGE"),
+    ("VMRELOCATE JUMP USER LNX1 TO DST", "Invalid option"),
+    ("VMRELOCATE CANCEL USER LNX1", "No relocation of LNX1 is in progress"),
+    ("VMRELOCATE MOVE USER OFFLN TO DST", "not logged on"),
+])
+def test_refused_relocations_change_nothing(command, words):
+    off = linux("OFFLN")
+    off.logged_on = False
+    sim = cluster([linux("LNX1"), off])
+    warm(sim, "LNX1", 256)
+    before = replace(sim.snapshot(), events=0)
+    resp = sim.execute(command)
+    assert not resp.ok and len(resp.lines) == 1 and resp.lines[0].startswith("HCP")
+    assert words in resp.text
+    assert replace(sim.snapshot(), events=0) == before and not sim.reloc.all
+
+
+def test_no_isfc_link_refuses():
+    sim = cluster([linux("LNX1")], link=None)
+    assert "no ISFC link" in sim.execute("VMRELOCATE MOVE USER LNX1 TO DST").text
+
+
+def test_already_relocating_and_status_and_cancel():
+    sim = cluster([linux("LNX1", "16G")])
+    warm(sim, "LNX1", 4096)
+    assert sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC").ok
+    sim.step()
+    again = sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC")
+    assert "already in progress" in again.text
+    status = sim.execute("VMREL STATUS")
+    assert status.ok and "LNX1" in status.lines[1] and "Moving Memory" in status.lines[1]
+    cancel = sim.execute("VMRELOCATE CANCEL USER LNX1")
+    assert cancel.ok and "continues to run on SRC" in cancel.text
+    assert sim.guests["LNX1"].member == "SRC" and sim.members["DST"].resident == 0
+    assert sim.verify() == []
+    assert "No relocations in progress" in sim.execute("VMRELOCATE STATUS").text
+
+
+def test_destination_short_of_frames_throttles_and_pages():
+    dst_hog = linux("HOG", "22G", member="DST")
+    sim = cluster([linux("LNX1", "16G"), dst_hog], central="24G", paging="64G")
+    warm(sim, "HOG", 21000, seconds=15)
+    warm(sim, "LNX1", 8192)
+    assert sim.members["DST"].free_frames < 8192 * 256, "the guest does not fit in free frames"
+    r = relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE NOLIMIT")
+    assert r["result"] == "relocated"
+    assert r["throttle_s"].get("destination:frames", 0) > 0
+    assert r["throttle_s"].get("source:dest_backlog", 0) > 0
+    reasons = {e.data["reason"] for e in sim.events if e.kind == "THROTTLE_START"}
+    assert "frames" in reasons
+    ends = [e for e in sim.events if e.kind == "THROTTLE_END"]
+    assert all(e.data["seconds"] >= 0 and "start_s" in e.data for e in ends)
+    dst = sim.members["DST"]
+    assert dst.counters.xstor_out + dst.counters.dasd_out + dst.counters.dasd_clean > 0
+    g = sim.guests["LNX1"]
+    assert g.member == "DST" and g.instantiated >= 8192 * 256
+
+
+def test_async_relocations_share_the_link_and_sync_ones_wait():
+    def run(mode):
+        sim = cluster([linux("A", "8G"), linux("B", "8G")])
+        for u in ("A", "B"):
+            sim.execute(f"WORKLOAD {u} START SEQTOUCH BUFFER_MB 2048 RATE_PAGES_S 400000")
+        sim.run_until(10)
+        for u in ("A", "B"):
+            sim.execute(f"WORKLOAD {u} START IDLE")
+        for u in ("A", "B"):
+            sim.schedule(__import__("ssisim.engine", fromlist=["TimelineEntry"]).TimelineEntry(
+                sim.t, f"VMRELOCATE MOVE USER {u} TO DST {mode}"))
+        overlap = False
+        for _ in range(300):
+            sim.step()
+            overlap |= len(sim.reloc.active) > 1
+            if len(sim.reloc.all) == 2 and not sim.reloc.active:
+                break
+        return sim, overlap
+
+    sim, overlap = run("SYNC")
+    assert not overlap, "SYNC relocations run one after the other"
+    a, b = (r.to_dict() for r in sim.reloc.all)
+    assert b["start_s"] >= a["start_s"] + a["relocation_s"] - 1.0
+    sim, overlap = run("ASYNC")
+    assert overlap
+    assert any("link_queue" in k for r in sim.reloc.all for k in r.throttle_s)
+
+
+def test_reserved_is_not_carried_and_share_is_flagged():
+    sim = cluster([linux("LNX1")])
+    warm(sim, "LNX1", 512)
+    sim.execute("SET RESERVED LNX1 1000")
+    relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST")
+    warnings = [e.message for e in sim.events if e.kind == "RELOCATION_WARNING"]
+    assert any("SET RESERVED" in w for w in warnings)
+    assert any("SHARE" in w and "review" in w for w in warnings)
+    assert sim.guests["LNX1"].set_reserved == 0
+
+
+def test_relocation_takes_cpu_from_other_guests():
+    def busy_neighbour(with_relocation):
+        sim = cluster([linux("LNX1", "16G"), linux("WORK", "4G")])
+        members = sim.scenario.members
+        assert members[0].cpus == 4
+        warm(sim, "LNX1", 6144)
+        # the neighbour wants all four CPUs
+        sim.execute("WORKLOAD WORK START SEQTOUCH BUFFER_MB 64")
+        sim.guests["WORK"].cfg.vcpus = 4
+        if with_relocation:
+            sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC MAXQ NOLIMIT")
+        before = sim.guests["WORK"].units_total
+        sim.run_until(sim.t + 10)
+        return sim.guests["WORK"].units_total - before
+
+    assert busy_neighbour(True) < 0.95 * busy_neighbour(False)
+
+
+def test_guest_is_on_exactly_one_member_throughout_and_pages_arrive_once():
+    sim = cluster([linux("LNX1", "8G")])
+    warm(sim, "LNX1", 2048, then="RANDCHANGE FRACTION 0.2 RATE_PAGES_S 100000")
+    g = sim.guests["LNX1"]
+    sim.execute("VMRELOCATE MOVE USER LNX1 TO DST MAXQ NOLIMIT ASYNC")
+    while sim.reloc.active:
+        sim.step()
+        names = [n for n in sim.members if g in sim.guests_on(n)]
+        assert len(names) == 1
+        r = sim.reloc.all[0]
+        if r.incoming is not None:
+            # the destination never holds a page the source does not have
+            assert r.incoming.n_cen + r.incoming.n_xst + r.incoming.n_dsd <= g.instantiated
+    assert g.member == "DST"
+    counts = __import__("numpy").zeros(K.NPLANES, dtype="int64")
+    K.count_planes(g.planes, counts)
+    assert counts[K.CEN] + counts[K.XST] + counts[K.DSD] == g.instantiated
+    assert counts[K.SEND] == 0 and counts[K.LGR] == 0
