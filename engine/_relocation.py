@@ -295,6 +295,7 @@ class RelocationEngine:
         assert g.planes is not None
         n = len(r.passes) + 1
         if to_send is None:
+            self.sim.run_guest_until(g, self._clock)  # changes before pass 1 are not dirty
             g.flush_pending()
             to_send = K.start_pass(g.planes, n == 1)
         r.send_left = to_send
@@ -450,6 +451,7 @@ class RelocationEngine:
         sim = self.sim
         g = r.guest
         cur = r.passes[-1]
+        sim.run_guest_until(g, self._clock)  # its changes up to now belong to this pass
         sim.emit("PASS_END", r.source, g.userid,
                  f"{g.userid}: pass {cur.number} ({cur.kind}) moved {cur.pages} pages in "
                  f"{cur.seconds:.2f} s", {"pass": cur.number, "pages": cur.pages,
@@ -575,6 +577,7 @@ class RelocationEngine:
         g.n_cen, g.n_xst, g.n_dsd, g.n_slot = shadow.n_cen, shadow.n_xst, shadow.n_dsd, shadow.n_slot
         g.member = r.dest
         g.steal_cursor = g.migrate_cursor = 0
+        g.ran_s = max(g.ran_s, self._clock - sim.t)  # it was stopped until now
         r.incoming = None
         warn = []
         if g.set_reserved:

@@ -268,7 +268,15 @@ class Simulation:
             k = self._rotate % len(runnable)
             order = runnable[k:] + runnable[:k]
             for g in order:
-                self._run_guest(m, g, dt, alloc.get(g.userid, 0.0), wait, io_left)
+                rest = max(0.0, dt - g.ran_s)
+                share = alloc.get(g.userid, 0.0)
+                if rest > 0:
+                    self._run_guest(m, g, rest, share * rest / dt, wait, io_left)
+        for g in guests:
+            g.units_step = g.units_acc / dt
+            g.units_acc = 0.0
+            g.ran_s = 0.0
+            g.cpu_rate = alloc.get(g.userid, 0.0) / dt
         self._rotate += 1
         if m.free_frames < m.free_high:
             self._steal(m, m.free_high - m.free_frames, io_left)
@@ -279,8 +287,9 @@ class Simulation:
         after = m.counters.as_tuple()
         moved = sum(a - b for a, b in zip(after[:5], before[:5]))
         cpu_cap = m.cfg.cpus * dt
-        used = sum(alloc.values()) + moved * CP_CPU_PER_PAGE_S + self.reloc.cpu_s.get(m.name, 0.0)
+        used = m.cpu_used_step + moved * CP_CPU_PER_PAGE_S + self.reloc.cpu_s.get(m.name, 0.0)
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
+        m.cpu_used_step = 0.0
         self._note_member(m)
         for g in guests:
             self._note_guest(m, g)
@@ -430,9 +439,26 @@ class Simulation:
                     break
                 if self._steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
                     break
-        g.units_step = units / dt
+        g.units_acc += units
         g.units_total += units
         g.cpu_s_total += cpu_used
+        m.cpu_used_step += cpu_used
+
+    def run_guest_until(self, g: Guest, t: float) -> None:
+        """Run a guest's workload from where it stands in the current step up to time ``t``.
+
+        A relocation calls this when a pass ends inside a step, so that the pages changed
+        before the pass boundary belong to that pass and those after to the next.
+        """
+        if g.member is None or g.stopped_by or g.state not in (DISPATCH, DORMANT):
+            return
+        part = t - (self.t + g.ran_s)
+        if part <= 1e-9:
+            return
+        m = self.members[g.member]
+        self._run_guest(m, g, part, g.cpu_rate * part, self._dasd_wait_s(m),
+                        self.io_left[m.name])
+        g.ran_s += part
 
     # -- paging ----------------------------------------------------------------------------------
     def _steal(self, m: Member, want: int, io_left: list[float],

@@ -79,6 +79,12 @@ class Guest:
         self.pending: dict[tuple[int, int], list[float]] = {}
         self.settled: dict[tuple[int, int], int] = {}
         self.page_gen = 0
+        # A step may be run in parts (a relocation pass can end inside it): seconds of the
+        # current step already run, the throughput units earned so far in it, and the CPU
+        # rate the guest was given in the last step (for the parts run before its allocation).
+        self.ran_s = 0.0
+        self.units_acc = 0.0
+        self.cpu_rate = 0.0
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
         self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
         self.episode_last_out = -1e30
@@ -176,6 +182,7 @@ class Member:
         self.io_capacity_s = sum(v.pages_per_s for v in cfg.volumes)
         self.io_util = 0.0
         self.cpu_util = 0.0
+        self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step
         self.dasd_full_reported = False
         self.half_full_reported = False
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
