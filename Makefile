@@ -9,7 +9,7 @@ QT_LIBS := libglib2.0-0 libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfr
 	libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 \
 	libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 libgomp1
 
-.PHONY: run test setup setup-test syslibs bench lint clean
+.PHONY: run test setup setup-test syslibs bench validate docs-charts lint clean
 
 run: setup syslibs
 	$(BIN)/ssisim run demo
@@ -22,6 +22,13 @@ test: setup-test syslibs
 
 bench: setup
 	$(BIN)/ssisim bench
+
+validate: setup
+	$(BIN)/ssisim validate
+
+# The charts in docs/, drawn headless by the tool itself.
+docs-charts: setup
+	$(BIN)/ssisim charts --out docs/img
 
 # The venv, rebuilt when pyproject.toml changes.
 $(BIN)/python:

@@ -210,6 +210,7 @@ class Relocation:
     no_progress: int = 0
     pages_moved: int = 0
     cpu_s: float = 0.0
+    ordering_lost_s: float = 0.0
 
     @property
     def active(self) -> bool:
@@ -236,6 +237,7 @@ class Relocation:
             "relocation_s": round(end - self.t_start, 3), "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
+                           "start_s": round(p.start_s, 3),
                            "seconds": round(p.seconds, 3), "throttle_s": round(p.throttle_s, 3)}
                           for p in self.passes],
         }
@@ -371,7 +373,8 @@ class RelocationEngine:
                 self._throttle(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
                     budget_pages = max(1, budget_pages // 8)
-                self._throttle(r, "link", "ordering", order > 0)
+                if order > 0 and "link:ordering" not in r.active_throttles:
+                    self._throttle(r, "link", "ordering", True)
                 out = self._out
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
                              int(io_left[src.name][0]), frames, out)
@@ -400,6 +403,7 @@ class RelocationEngine:
                 r.cpu_s += cpu_src + sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 # time lost to a shared link and to reordering, for the pass record
                 cur.throttle_s += used * ((1.0 - 1.0 / sharers) + order)
+                r.ordering_lost_s += used * order
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
                 src_paging = stop == K.SEND_SRC_DASD
@@ -419,7 +423,11 @@ class RelocationEngine:
                     continue
             # pass complete
             cur.end_s = self._clock = t + (dt - left)
-            self._throttle(r, "link", "ordering", False)
+            start = r.active_throttles.get("link:ordering")
+            if start is not None:
+                # reordering slows sending a little all along: report the time it cost
+                self._close_throttle(r, "link:ordering", start, r.ordering_lost_s)
+                r.ordering_lost_s = 0.0
             self._end_pass(r)
         self._clock = t + dt
         if r.active:
@@ -437,9 +445,10 @@ class RelocationEngine:
         elif not on and start is not None:
             self._close_throttle(r, key, start)
 
-    def _close_throttle(self, r: Relocation, key: str, start: float) -> None:
+    def _close_throttle(self, r: Relocation, key: str, start: float,
+                        seconds: float | None = None) -> None:
         del r.active_throttles[key]
-        dur = max(0.0, self._clock - start)
+        dur = max(0.0, self._clock - start) if seconds is None else seconds
         r.throttle_s[key] = r.throttle_s.get(key, 0.0) + dur
         side, reason = key.split(":")
         self.sim.emit("THROTTLE_END", r.source if side == "source" else r.dest, r.guest.userid,

@@ -131,12 +131,13 @@ def format_summary(s: dict[str, Any]) -> str:
     if rel:
         out.append("")
         out.append("RELOCATION                  RESULT              PASSES  PAGES MOVED  QUIESCE s"
-                   "  TOTAL s  THROTTLED s")
+                   "  TOTAL s  THROTTLES (s)")
         for r in rel:
             what = f"{r['guest']} {r['source']}->{r['destination']}"
+            thr = ", ".join(f"{k} {v:.1f}" for k, v in sorted(
+                r["throttle_s"].items(), key=lambda kv: -kv[1]) if v >= 0.05) or "-"
             out.append(f"{what:<27} {r['result'][:19]:<19} {r['passes']:>6}  {r['pages_moved']:>11,}"
-                       f"  {r['quiesce_s']:>9.2f}  {r['relocation_s']:>7.2f}  "
-                       f"{sum(r['throttle_s'].values()):>11.2f}")
+                       f"  {r['quiesce_s']:>9.2f}  {r['relocation_s']:>7.2f}  {thr}")
     paged = [g for g in s["guests"] if g["first_pageout_s"]]
     if paged:
         out.append("")

@@ -235,6 +235,49 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if res["ok"] else 1
 
 
+def cmd_charts(args: argparse.Namespace) -> int:
+    """Draw the documentation's charts from the bundled scenarios, headless."""
+    from ssisim import charts, engine
+    from ssisim.engine import _validate
+
+    out = Path(args.out)
+
+    def run(name: str) -> Any:
+        sc = engine.load_scenario(resolve_scenario(name))
+        sim = engine.Simulation(sc)
+        sim.run_until(sc.duration_s)
+        return sim
+
+    def events(sim: Any) -> list[dict[str, Any]]:
+        return [{"t_s": e.t_s, "kind": e.kind, "userid": e.userid, "member": e.member,
+                 "data": e.data} for e in sim.events]
+
+    written = []
+    sim = run("reference/lgr-busy")
+    written.append(charts.pages_per_pass(sim.reloc.all[0].to_dict(),
+                                         out / "relocation-passes-busy.png"))
+    sim = run("lgr-short-destination")
+    rel = sim.reloc.all[0].to_dict()
+    written.append(charts.throttle_timeline(rel, events(sim), out / "relocation-throttles.png"))
+    from ssisim.engine._store import MEMBER_COLUMNS
+
+    samples = [dict(zip(MEMBER_COLUMNS, row)) for row in sim.samples_member]
+    frames = {n: m.frames for n, m in sim.members.items()}
+    written.append(charts.member_storage(samples, frames, out / "relocation-short-storage.png",
+                                         rel["start_s"]))
+    rows = _validate.validate_series()
+    size_rows = [r for r in rows if "size" in r["measure"]]
+    link_rows = [r for r in rows if "capacity" in r["measure"]]
+    pub = {"quiesce_s": {100.0: 8.71}, "relocation_s": {100.0: 22.46}}
+    written.append(charts.series_chart(size_rows, "guest storage (GB)",
+                                       out / "relocation-size-series.png", pub))
+    written.append(charts.series_chart(link_rows, "ISFC link capacity factor",
+                                       out / "relocation-link-series.png", invert=True))
+    for p in written:
+        print(p)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ssisim``."""
     p = _Parser(prog="ssisim", description="Page-level simulator of z/VM SSI clusters: paging, "
@@ -278,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--only", metavar="NAME", action="append",
                    help="run only this benchmark (repeatable)")
     b.set_defaults(fn=cmd_bench)
+
+    ch = sub.add_parser("charts", help="draw the documentation's charts (PNG) headless")
+    ch.add_argument("--out", default="docs/img", metavar="DIR")
+    ch.set_defaults(fn=cmd_charts)
 
     v = sub.add_parser("validate", help="compare the model with published measurements")
     v.add_argument("--json", metavar="PATH|-")

@@ -222,7 +222,7 @@ def test_scenarios_lists_the_bundled_ones(cli: Cli) -> None:
     rc, out, err = cli("scenarios")
     assert rc == 0, err
     first_words = [line.split()[0] for line in out.splitlines() if line and not line[0].isspace()]
-    assert first_words[:2] == ["demo", "overcommit"]
+    assert {"demo", "overcommit", "lgr-short-destination"} <= set(first_words)
     assert "reference/lgr-idle" in first_words
     assert "Demo cluster" in out and "Overcommit: idle guests pay first" in out
 
@@ -232,7 +232,7 @@ def test_scenarios_lists_the_bundled_ones(cli: Cli) -> None:
 def test_missing_scenario_file(cli: Cli, db: Path, tmp_path: Path) -> None:
     missing = tmp_path / "nope.toml"
     rc, _out, err = cli("run", str(missing), "--db", str(db))
-    assert_user_error(rc, err, str(missing), "no such scenario", "demo, overcommit")
+    assert_user_error(rc, err, str(missing), "no such scenario", "bundled: demo,", "overcommit")
 
 
 def test_malformed_toml_names_file_and_line(cli: Cli, db: Path, tmp_path: Path) -> None:

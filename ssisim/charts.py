@@ -1,0 +1,123 @@
+"""Charts as PNG files, drawn headless with matplotlib (Agg): for the docs and for reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+from ssisim.engine import PAGES_PER_GB  # noqa: E402
+
+KIND_COLOURS = {"first": "#4C72B0", "intermediate": "#55A868", "penultimate": "#C44E52",
+                "final": "#8172B2"}
+REASON_COLOURS = {
+    "source:stage_frames": "#DD8452", "source:paging_queue": "#937860",
+    "source:link_queue": "#DA8BC3", "source:dest_backlog": "#8C8C8C",
+    "destination:frames": "#C44E52", "destination:paging_queue": "#CCB974",
+    "destination:steal": "#64B5CD", "destination:socket": "#4C72B0", "link:ordering": "#55A868",
+}
+
+
+def _save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def pages_per_pass(reloc: dict[str, Any], path: Path) -> Path:
+    """Bars of pages sent per memory-move pass, coloured by pass kind, with each pass's time."""
+    passes = reloc["pass_list"]
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    xs = [p["pass"] for p in passes]
+    ys = [p["pages"] / 1e6 for p in passes]
+    bars = ax.bar(xs, ys, color=[KIND_COLOURS[p["kind"]] for p in passes])
+    for b, p in zip(bars, passes):
+        ax.annotate(f"{p['seconds']:.1f}s", (b.get_x() + b.get_width() / 2, b.get_height()),
+                    ha="center", va="bottom", fontsize=8)
+    ax.legend(handles=[Patch(color=c, label=k) for k, c in KIND_COLOURS.items()], fontsize=8,
+              loc="upper right")
+    ax.set_xlabel("pass")
+    ax.set_ylabel("pages sent (millions)")
+    ax.set_xticks(xs)
+    ax.set_title(f"{reloc['guest']} {reloc['source']} to {reloc['destination']}: "
+                 f"{reloc['passes']} passes, quiesce {reloc['quiesce_s']:.1f} s, "
+                 f"total {reloc['relocation_s']:.1f} s", fontsize=9)
+    return _save(fig, path)
+
+
+def throttle_timeline(reloc: dict[str, Any], events: list[dict[str, Any]], path: Path) -> Path:
+    """Each throttle as a bar from its start to its end, with the passes and the quiesce above."""
+    t0 = reloc["start_s"]
+    ends = [e for e in events if e["kind"] == "THROTTLE_END" and e["userid"] == reloc["guest"]]
+    reasons = sorted({f"{e['data']['side']}:{e['data']['reason']}" for e in ends})
+    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.4 * (len(reasons) + 1)))
+    for i, reason in enumerate(reasons):
+        spans = [(e["data"]["start_s"] - t0, max(e["t_s"] - e["data"]["start_s"], 0.05))
+                 for e in ends if f"{e['data']['side']}:{e['data']['reason']}" == reason]
+        ax.broken_barh(spans, (i - 0.35, 0.7), color=REASON_COLOURS.get(reason, "#999999"))
+    y = len(reasons)
+    for p in reloc["pass_list"]:
+        ax.broken_barh([(p["start_s"] - t0, p["seconds"])], (y - 0.35, 0.7),
+                       color=KIND_COLOURS[p["kind"]], edgecolor="white")
+    if reloc["quiesce_s"]:
+        q0 = reloc["relocation_s"] - reloc["quiesce_s"]
+        ax.axvspan(q0, reloc["relocation_s"], color="#C44E52", alpha=0.12, label="quiesced")
+        ax.legend(fontsize=8, loc="upper left")
+    ax.set_yticks(range(len(reasons) + 1), reasons + ["passes"], fontsize=8)
+    ax.set_xlabel("seconds since VMRELOCATE")
+    ax.set_xlim(0, max(reloc["relocation_s"], 1) * 1.02)
+    ax.set_title(f"Throttles while {reloc['guest']} moves to {reloc['destination']}", fontsize=9)
+    return _save(fig, path)
+
+
+def member_storage(samples: list[dict[str, Any]], frames: dict[str, int], path: Path,
+                   start_s: float | None = None) -> Path:
+    """Per member: central storage in use (%) and page-out rate over time."""
+    members = sorted({s["member"] for s in samples})
+    fig, axes = plt.subplots(2, 1, figsize=(8, 4.6), sharex=True)
+    for m in members:
+        rows = [s for s in samples if s["member"] == m]
+        t = [s["t_s"] for s in rows]
+        axes[0].plot(t, [100 * s["central_used"] / max(1, frames[m]) for s in rows], label=m)
+        axes[1].plot(t, [s["page_out_s"] for s in rows], label=m)
+    if start_s is not None:
+        for ax in axes:
+            ax.axvline(start_s, color="#555555", linestyle=":", linewidth=1)
+    axes[0].set_ylabel("central in use (%)")
+    axes[1].set_ylabel("page-outs per s")
+    axes[1].set_xlabel("simulated seconds")
+    axes[0].legend(fontsize=8)
+    return _save(fig, path)
+
+
+def series_chart(rows: list[dict[str, Any]], xlabel: str, path: Path,
+                 published: dict[str, dict[float, float]] | None = None,
+                 invert: bool = False) -> Path:
+    """Quiesce and relocation time of a validation series, with any published points."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    for r in rows:
+        pts = sorted((float(k), v) for k, v in r["series"].items())
+        name = r["measure"].split()[0]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{name} (simulated)")
+        for x, y in (published or {}).get(name, {}).items():
+            ax.plot([x], [y], marker="*", markersize=12, color="black", linestyle="none")
+    if published:
+        ax.plot([], [], marker="*", color="black", linestyle="none", label="published")
+    if invert:
+        ax.invert_xaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def gb(pages: int) -> float:
+    """Pages as GB."""
+    return pages / PAGES_PER_GB
