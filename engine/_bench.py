@@ -5,6 +5,7 @@ Wall-clock time is read here, and only here, to measure the engine; it never ent
 
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import statistics
@@ -82,39 +83,51 @@ def bench_randchange_2tb(seconds: int = 5) -> dict[str, Any]:
     sim.step()  # compiles the kernels on a cold cache
     first = time.perf_counter() - t0
     walls = []
+    g = sim.guests["LNX2TB"]
     for _ in range(seconds):
         t0 = time.perf_counter()
         sim.step()
+        g.flush_pending()  # every reference of the second applied to the bit-planes
         walls.append(time.perf_counter() - t0)
-    g = sim.guests["LNX2TB"]
     med = statistics.median(walls)
     return {"name": "randchange_2tb_step", "value": med, "unit": "s wall per simulated s",
             "target": 0.1, "ok": med <= 0.1,
-            "detail": f"median of {seconds} steps (max {max(walls):.3f}); first step incl. JIT "
-                      f"{first:.2f} s; {g.units_step:.0f} pages changed per simulated s"}
+            "detail": f"median of {seconds} steps, references applied every step (max "
+                      f"{max(walls):.3f}); first step {first:.2f} s; {g.units_step:.0f} pages "
+                      f"changed per simulated s"}
 
 
-def bench_relocate_2tb() -> dict[str, Any]:
-    """Wall seconds to simulate a whole relocation of a fully instantiated 2 TB random changer."""
-    # A relocation of this size runs for over an hour of simulated time: 5 s steps are ample
-    # (the relocation keeps its own fractional clock; passes last minutes).
-    sim = Simulation(two_tb_randchange_scenario(members=2, step_s=5.0))
-    fully_instantiate(sim, "LNX2TB")
-    t0 = time.perf_counter()
-    sim.run_until(10)  # the changer's first steps; compiles kernels on a cold cache
-    warm = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    resp = sim.execute("VMRELOCATE MOVE USER LNX2TB TO BIG2 MAXQUIESCE NOLIMIT")
-    while sim.reloc.active:
-        sim.step()
-    wall = time.perf_counter() - t0
-    r = sim.reloc.all[0].to_dict() if sim.reloc.all else {}
+def bench_relocate_2tb(repeats: int = 3) -> dict[str, Any]:
+    """Wall seconds to simulate a whole relocation of a fully instantiated 2 TB random changer.
+
+    Median of ``repeats`` relocations, each of a freshly set-up guest: the time includes the
+    operating system mapping the destination's 512 MiB of page state, which varies from run
+    to run.
+    """
+    walls = []
+    r: dict[str, Any] = {}
+    for _ in range(repeats):
+        # A relocation of this size runs for over an hour of simulated time: 5 s steps are
+        # ample (the relocation keeps its own fractional clock; passes last minutes).
+        sim = Simulation(two_tb_randchange_scenario(members=2, step_s=5.0))
+        fully_instantiate(sim, "LNX2TB")
+        sim.run_until(10)  # the changer's first steps
+        t0 = time.perf_counter()
+        sim.execute("VMRELOCATE MOVE USER LNX2TB TO BIG2 MAXQUIESCE NOLIMIT")
+        while sim.reloc.active:
+            sim.step()
+        walls.append(time.perf_counter() - t0)
+        r = sim.reloc.all[0].to_dict() if sim.reloc.all else {}
+        del sim
+        gc.collect()  # the simulation holds cycles: free its planes before the next run
+    wall = statistics.median(walls)
     ok = wall <= 2.0 and r.get("result") == "relocated"
     return {"name": "relocate_2tb", "value": wall, "unit": "s wall per relocation",
             "target": 2.0, "ok": ok,
-            "detail": f"{' '.join(resp.lines)[:60]}; {r.get('result')}: {r.get('passes')} passes, "
-                      f"{r.get('pages_moved', 0):,} pages, {r.get('relocation_s', 0):.0f} simulated s, "
-                      f"quiesce {r.get('quiesce_s', 0):.1f} s; first steps incl. JIT {warm:.2f} s"}
+            "detail": f"median of {repeats} (runs: {', '.join(f'{w:.2f}' for w in walls)}); "
+                      f"{r.get('result')}: {r.get('passes')} passes, "
+                      f"{r.get('pages_moved', 0):,} pages, {r.get('relocation_s', 0):.0f} "
+                      f"simulated s, quiesce {r.get('quiesce_s', 0):.1f} s"}
 
 
 def demo_path() -> Path:

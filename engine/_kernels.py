@@ -9,7 +9,9 @@ allocate the ``out`` arrays (style: small dumb kernels, Python drivers).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 # Plane indices. A page is instantiated when exactly one of CEN, XST, DSD is set.
 CEN = 0  # resident in a central-storage frame
@@ -97,6 +99,7 @@ def warmup() -> None:
     count_planes(p, c)
     check_planes(p, 100)
     start_pass(p, True)
+    start_pass(p, False, 0, 1)
     x = np.zeros(X_OUT_LEN, dtype=np.int64)
     send_pages(p, q, 0, 50, 5, 50, x)
     count_plane(p, LGR)
@@ -461,13 +464,22 @@ def migrate_xstor(
     out[2] = blocked
 
 
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    """LLVM's population count (one POPCNT instruction where the CPU has it)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
 @njit(cache=True, nogil=True)
 def popcount64(x: np.uint64) -> int:
     """Number of set bits in a 64-bit word."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    return int(_ctpop(np.uint64(x)))
 
 
 @njit(cache=True, nogil=True)
@@ -530,14 +542,18 @@ def check_planes(planes: np.ndarray, npages: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def start_pass(planes: np.ndarray, first: bool) -> int:
+def start_pass(planes: np.ndarray, first: bool, w0: int = 0, w1: int = -1) -> int:
     """Begin a memory-move pass: the pages to send become SEND, and LGR starts afresh.
 
     Pass 1 sends every instantiated page; a later pass sends the pages changed (LGR) since the
-    previous pass began. Returns the number of pages to send.
+    previous pass began. Only words ``[w0, w1)`` are visited (``w1 = -1``: to the end): a later
+    pass needs only the words where changes could have been made, since the previous pass left
+    SEND empty everywhere. Returns the number of pages to send.
     """
     total = 0
-    for w in range(planes.shape[0]):
+    if w1 < 0 or w1 > planes.shape[0]:
+        w1 = planes.shape[0]
+    for w in range(max(w0, 0), w1):
         if first:
             v = planes[w, CEN] | planes[w, XST] | planes[w, DSD]
         else:

@@ -300,6 +300,7 @@ class RelocationEngine:
             self.sim.run_guest_until(g, self._clock)  # changes before pass 1 are not dirty
             g.flush_pending()
             to_send = K.start_pass(g.planes, n == 1)
+            g.lgr_words = None
         r.send_left = to_send
         r.cursor = 0
         r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1))
@@ -471,7 +472,9 @@ class RelocationEngine:
         assert g.planes is not None
         g.flush_pending()
         # the pages changed during this pass are the next pass's to send
-        dirty = K.start_pass(g.planes, False)
+        span = g.lgr_words or (0, 0)
+        dirty = K.start_pass(g.planes, False, span[0], span[1])
+        g.lgr_words = None
         if cur.kind == "penultimate":
             self._begin_pass(r, "final", dirty)
             return

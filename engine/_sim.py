@@ -397,6 +397,8 @@ class Simulation:
                 continue
             if key in g.pending:
                 g.flush_pending()
+            if g.relocating:
+                g.note_changes(r.lo, r.hi)
             cur = g.cursor(i, r.lo)
             if not (r.lo <= cur[0] < r.hi):
                 cur[0], cur[1] = r.lo, -1

@@ -73,6 +73,7 @@ class Guest:
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
         self.first_out: dict[str, float] = {}
         self.relocating = False  # a relocation tracks the pages it changes
+        self.lgr_words: tuple[int, int] | None = None  # where LGR bits may be set (words)
         # References to wholly resident regions are applied lazily (see Simulation._run_guest):
         # pending[(lo, hi)] = [references, write fraction]; settled[(lo, hi)] = page_gen when
         # the region was last seen wholly resident; page_gen moves whenever pages leave central.
@@ -137,8 +138,18 @@ class Guest:
             self.pending.clear()
             return
         for (lo, hi), (refs, wf) in sorted(self.pending.items()):
+            if self.relocating:
+                self.note_changes(lo, hi)
             K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
         self.pending.clear()
+
+    def note_changes(self, lo: int, hi: int) -> None:
+        """Remember that pages ``[lo, hi)`` may get LGR bits (to bound the next pass's scan)."""
+        w0, w1 = lo >> 6, (hi + 63) >> 6
+        if self.lgr_words is None:
+            self.lgr_words = (w0, w1)
+        else:
+            self.lgr_words = (min(self.lgr_words[0], w0), max(self.lgr_words[1], w1))
 
     def log_off(self) -> None:
         """Drop the virtual machine and its storage."""
