@@ -24,15 +24,31 @@ from ._config import (
 )
 from ._cp import CPError
 from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
+from ._session import record_session
 from ._sim import CPResponse, Event, Simulation
-from ._state import DISPATCH, DORMANT, ELIGIBLE, LOGGED_OFF, GuestSnapshot, MemberSnapshot, Snapshot
+from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
+from ._state import (
+    DISPATCH,
+    DORMANT,
+    ELIGIBLE,
+    INCOMING,
+    LOGGED_OFF,
+    QUIESCED,
+    GuestSnapshot,
+    MemberSnapshot,
+    PassSnapshot,
+    RelocationSnapshot,
+    Snapshot,
+)
 from ._store import RunStore, StoreError, default_db_path
 from ._summary import build_summary, format_summary
 from ._units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size_to_pages
 from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
 
 __all__ = [
-    "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "LOGGED_OFF", "PAGES_PER_GB",
+    "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "INCOMING", "LOGGED_OFF", "QUIESCED",
+    "THROTTLE_REASONS", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
+    "record_session", "PAGES_PER_GB",
     "PAGES_PER_MB", "WORKLOAD_TYPES", "CPError", "CPResponse", "ChpidConfig", "Event",
     "GuestConfig", "GuestSnapshot", "LinkConfig", "MemberConfig", "MemberSnapshot", "RunStore",
     "ScenarioConfig", "ScenarioError", "Simulation", "Snapshot", "StoreError", "TimelineEntry",

@@ -136,3 +136,4 @@ class ScenarioConfig:
     sample_s: float = 10.0
     path: str = ""
     source_hash: str = ""
+    source_text: str = ""  # the file as read, so a session can be recorded on top of it

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _kernels as K
 from ._config import LinkConfig
-from ._state import Guest, Member
+from ._state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ._units import PAGES_PER_GB, format_size
 
 if TYPE_CHECKING:
@@ -603,6 +603,25 @@ class RelocationEngine:
                  {"quiesce_s": round(r.quiesce_s, 6), "passes": len(r.passes)})
         for w in warn:
             sim.emit("RELOCATION_WARNING", r.dest, g.userid, f"{g.userid}: {w}")
+
+    def snapshot(self, r: Relocation) -> RelocationSnapshot:
+        """An immutable picture of one relocation now."""
+        now = self.sim.t
+        passes = tuple(PassSnapshot(p.number, p.kind, p.pages, round(p.start_s, 6),
+                                    round(p.end_s, 6), round(p.throttle_s, 6))
+                       for p in r.passes)
+        if r.t_quiesce is None:
+            q = 0.0
+        else:
+            q = (r.t_end if r.t_end is not None else now) - r.t_quiesce
+        rate = link_pages_per_s(r.link) / max(1, self.sharers.get(r, 1)) if r.active else 0.0
+        return RelocationSnapshot(
+            r.guest.userid, r.source, r.dest, r.options.describe(), r.state, r.result,
+            r.message, round(r.t_start, 6), None if r.t_end is None else round(r.t_end, 6),
+            passes, r.send_left if r.active else 0, r.pages_moved, round(rate, 3),
+            r.t_quiesce, round(max(q, 0.0), 6),
+            tuple(sorted(r.active_throttles.items())),
+            tuple(sorted((k, round(v, 6)) for k, v in r.throttle_s.items())))
 
     def incoming_on(self, member: str) -> list[Guest]:
         """Guests arriving on ``member``: their pages already take its frames."""

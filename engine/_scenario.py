@@ -225,6 +225,7 @@ def loads_scenario(text: str, path: str = "<scenario>", digest: str | None = Non
     cfg = loader(ctx, top)
     cfg.path = path
     cfg.source_hash = digest or hashlib.sha256(text.encode()).hexdigest()
+    cfg.source_text = text
     return cfg
 
 

@@ -642,7 +642,8 @@ class Simulation:
                           g.n_dsd, g.workload.describe(), round(g.units_step, 6), g.workload.unit)
             for g in (self.guests[u] for u in sorted(self.guests))
         )
-        return Snapshot(round(self.t, 6), members, guests, len(self.events))
+        return Snapshot(round(self.t, 6), members, guests, len(self.events),
+                        tuple(self.reloc.snapshot(r) for r in self.reloc.all))
 
     # -- checks ----------------------------------------------------------------------------------
     def verify(self) -> list[str]:

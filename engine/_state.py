@@ -262,6 +262,41 @@ class MemberSnapshot:
 
 
 @dataclass(frozen=True)
+class PassSnapshot:
+    """One memory-move pass as it stands (``end_s`` 0 while it runs)."""
+
+    number: int
+    kind: str  # first, intermediate, penultimate, final
+    pages: int
+    start_s: float
+    end_s: float
+    throttle_s: float
+
+
+@dataclass(frozen=True)
+class RelocationSnapshot:
+    """One relocation at one instant: its passes, throttles and quiesce so far."""
+
+    userid: str
+    source: str
+    destination: str
+    options: str
+    state: str  # moving, quiesced, done, cancelled
+    result: str
+    message: str
+    start_s: float
+    end_s: float | None
+    passes: tuple[PassSnapshot, ...]
+    pages_left: int  # still to send in the current pass
+    pages_moved: int
+    link_pages_per_s: float  # what the link can carry for this relocation now
+    quiesce_start_s: float | None
+    quiesce_s: float  # so far (or in all, once done)
+    active_throttles: tuple[tuple[str, float], ...]  # ("side:reason", since when)
+    throttle_s: tuple[tuple[str, float], ...]  # seconds by reason, ended throttles
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """The whole simulated world at simulated time ``t_s``; safe to hand to another thread."""
 
@@ -269,4 +304,5 @@ class Snapshot:
     members: tuple[MemberSnapshot, ...]
     guests: tuple[GuestSnapshot, ...]
     events: int
+    relocations: tuple[RelocationSnapshot, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)

@@ -308,3 +308,19 @@ def test_guest_is_on_exactly_one_member_throughout_and_pages_arrive_once():
     K.count_planes(g.planes, counts)
     assert counts[K.CEN] + counts[K.XST] + counts[K.DSD] == g.instantiated
     assert counts[K.SEND] == 0 and counts[K.LGR] == 0
+
+
+def test_snapshot_shows_the_relocation_in_progress():
+    sim = cluster([linux("LNX1", "16G")])
+    warm(sim, "LNX1", 4096)
+    sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC")
+    sim.run_until(sim.t + 5)
+    snap = sim.snapshot()
+    (r,) = snap.relocations
+    assert r.userid == "LNX1" and r.state == "moving" and r.passes[0].kind == "first"
+    assert 0 < r.pages_left < 4096 * 256 and r.link_pages_per_s > 0
+    while sim.reloc.active:
+        sim.step()
+    (r,) = sim.snapshot().relocations
+    assert r.state == "done" and r.quiesce_s > 0 and r.end_s is not None
+    assert sum(p.pages for p in r.passes) == r.pages_moved
