@@ -11,7 +11,8 @@ import platformdirs as _platformdirs
 _os.environ.setdefault("NUMBA_CACHE_DIR",
                        _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
 
-from ._commands import known_verb
+from ._commands import VERBS, known_verb
+from ._kernels import warmup as warmup_kernels
 from ._config import (
     ChpidConfig,
     GuestConfig,
@@ -48,7 +49,7 @@ from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
 __all__ = [
     "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "INCOMING", "LOGGED_OFF", "QUIESCED",
     "THROTTLE_REASONS", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
-    "record_session", "PAGES_PER_GB",
+    "record_session", "warmup_kernels", "VERBS", "PAGES_PER_GB",
     "PAGES_PER_MB", "WORKLOAD_TYPES", "CPError", "CPResponse", "ChpidConfig", "Event",
     "GuestConfig", "GuestSnapshot", "LinkConfig", "MemberConfig", "MemberSnapshot", "RunStore",
     "ScenarioConfig", "ScenarioError", "Simulation", "Snapshot", "StoreError", "TimelineEntry",
