@@ -195,7 +195,9 @@ def touch_region(
     while True:
         if wrapped:
             wrapped = False
-            if every and lap_faults == 0 and covered - lap_start_cover >= n:
+            # (only when no random write draws are skipped, so the walk stays reproducible)
+            if every and lap_faults == 0 and covered - lap_start_cover >= n \
+                    and (write_frac <= 0.0 or write_frac >= 1.0):
                 lap_cost = cost_touch_s * n
                 if lap_cost > 0.0:
                     laps = int(min((budget_cpu_s - cpu) / lap_cost, (budget_wall_s - wall) / lap_cost))
@@ -229,10 +231,47 @@ def touch_region(
         w = pos >> 6
         b = np.uint64(pos & 63)
         m = _ONE << b
-        # whole-word fast path for sequential walks over resident words
+        # whole-word fast paths for sequential walks: 64 pages all resident, all new, all in
+        # XSTOR or all on DASD, when frames, paging I/O and budget cover the whole word
+        # (exactly what the page-at-a-time loop below would do)
         if every and b == np.uint64(0) and pos + 64 <= hi and covered + 64 <= max_cover:
-            c = cost_touch_s * 64
-            if planes[w, CEN] == _ALL and cpu + c <= budget_cpu_s and wall + c <= budget_wall_s:
+            cen = planes[w, CEN]
+            kind = -1
+            c_cpu = 0.0
+            c_wall = 0.0
+            if cen == _ALL:
+                kind = 0
+                c_cpu = c_wall = cost_touch_s * 64
+            elif frames_avail >= 64:
+                if (cen | planes[w, XST] | planes[w, DSD]) == 0:
+                    kind = 1
+                    c_cpu = c_wall = (cost_touch_s + cost_new_s) * 64
+                elif planes[w, XST] == _ALL:
+                    kind = 2
+                    c_cpu = c_wall = (cost_touch_s + cost_xstor_s) * 64
+                elif planes[w, DSD] == _ALL and dasd_reads_avail >= 64:
+                    kind = 3
+                    c_cpu = (cost_touch_s + cost_fault_cpu_s) * 64
+                    c_wall = (cost_touch_s + dasd_wait_s) * 64
+            if kind >= 0 and cpu + c_cpu <= budget_cpu_s and wall + c_wall <= budget_wall_s:
+                if kind == 1:
+                    new += 64
+                    planes[w, CHG] = _ALL
+                    if track_lgr:
+                        planes[w, LGR] = _ALL
+                elif kind == 2:
+                    xin += 64
+                    planes[w, XST] = np.uint64(0)
+                elif kind == 3:
+                    din += 64
+                    planes[w, DSD] = np.uint64(0)
+                    planes[w, CHG] = np.uint64(0)  # the slots keep valid copies
+                if kind > 0:
+                    planes[w, CEN] = _ALL
+                    frames_avail -= 64
+                    lap_faults += 64
+                    if kind == 3:
+                        dasd_reads_avail -= 64
                 planes[w, REF] = _ALL
                 if write_frac >= 1.0:
                     planes[w, CHG] = _ALL
@@ -245,8 +284,8 @@ def touch_region(
                             planes[w, CHG] |= mm
                             if track_lgr:
                                 planes[w, LGR] |= mm
-                cpu += c
-                wall += c
+                cpu += c_cpu
+                wall += c_wall
                 touches += 64
                 covered += 64
                 pos += 64
@@ -368,6 +407,25 @@ def steal_pages(
                 refd = planes[w, REF] & res
                 cand = res & ~refd
                 planes[w, REF] &= ~res
+            # a whole word to DASD at once when XSTOR is full and the volumes can take it
+            if cand == _ALL and want - stolen >= 64 and xstor_free <= 0:
+                slot = planes[w, SLOT]
+                dirty = planes[w, CHG] | ~slot
+                nd = popcount64(dirty)
+                ns = popcount64(~slot)
+                if dasd_writes_avail >= nd and slots_free >= ns:
+                    planes[w, DSD] = _ALL
+                    planes[w, SLOT] = _ALL
+                    planes[w, CEN] = np.uint64(0)
+                    planes[w, CHG] = np.uint64(0)
+                    planes[w, REF] = np.uint64(0)
+                    to_dw += nd
+                    to_dc += 64 - nd
+                    s_alloc += ns
+                    slots_free -= ns
+                    dasd_writes_avail -= nd
+                    stolen += 64
+                    cand = np.uint64(0)
             while cand != 0 and stolen < want:
                 m = cand & (~cand + _ONE)
                 cand ^= m

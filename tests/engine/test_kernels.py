@@ -170,3 +170,56 @@ def test_check_planes_finds_a_page_in_two_places():
     planes[3, K.XST] |= planes[3, K.CEN] | np.uint64(1)
     planes[3, K.CEN] |= np.uint64(1)
     assert K.check_planes(planes, 640) == 3
+
+
+def word_state(seed: int, npages: int) -> np.ndarray:
+    """A page state made of whole words: each word all new, resident, in XSTOR or on DASD."""
+    rng = np.random.default_rng(seed)
+    loc = np.repeat(rng.integers(0, 4, (npages + 63) // 64), 64)[:npages]
+    b = {p: np.zeros(npages, dtype=bool) for p in range(K.NPLANES)}
+    b[K.CEN] = loc == 1
+    b[K.XST] = loc == 2
+    b[K.DSD] = loc == 3
+    b[K.SLOT] = b[K.DSD].copy()
+    return R.pack(b, npages)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(touch_args)
+def test_sequential_word_paths_match_reference(a):
+    """Whole words at a time (new, resident, XSTOR, DASD) do what page by page would."""
+    n = 64 * (1 + a["npages"] // 64)
+    planes = word_state(a["seed"], n)
+    expect_b = R.unpack(planes, n)
+    cover = max(1, int(n * a["cover_laps"]))
+    exp = R.touch_region(expect_b, 0, n, 0, -1, 0.0, cover, a["write_frac"], a["budget"],
+                         a["budget"] * 1.3, 1e-6, 2e-6, 10e-6, 100e-6, 5e-6, a["frames"],
+                         a["reads"], R.Rng(a["rng"]))
+    got = planes.copy()
+    out = _call_touch(K.touch_region, got, a, 0, n, 0, 0.0, cover)
+    got_b = R.unpack(got, n)
+    for p in (K.CEN, K.XST, K.DSD, K.SLOT, K.CHG, K.REF):
+        assert np.array_equal(got_b[p], expect_b[p]), f"plane {p} differs"
+    assert int(out[K.T_TOUCHES]) == exp["touches"]
+    assert (int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])) == (
+        exp["new"], exp["xin"], exp["din"])
+    assert int(out[K.T_STOP]) == exp["stop"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(steal_args)
+def test_steal_whole_words_match_reference(a):
+    n = 64 * (1 + a["npages"] // 64)
+    planes = word_state(a["seed"], n)
+    b = R.unpack(planes, n)
+    rng = np.random.default_rng(a["seed"])
+    b[K.CHG] = b[K.CEN] & (rng.random(n) < 0.5)
+    b[K.SLOT] = b[K.DSD] | (b[K.CEN] & (rng.random(n) < 0.5))
+    planes = R.pack(b, n)
+    exp = R.steal_pages(b, n, a["cursor"], a["want"], True, 0, a["writes"], a["slots"])
+    out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
+    K.steal_pages(planes, a["cursor"], a["want"], True, 0, a["writes"], a["slots"], out)
+    got_b = R.unpack(planes, n)
+    for p in (K.CEN, K.XST, K.DSD, K.SLOT, K.CHG, K.REF):
+        assert np.array_equal(got_b[p], b[p]), f"plane {p} differs"
+    assert list(out) == exp
