@@ -12,6 +12,8 @@ Commands (minimum abbreviation in capitals of the usage line):
 - ``SEND CP userid command``: a command issued by the guest itself
 - ``WORKload userid STARt type [PARAM value]...`` / ``WORKload userid STOP`` /
   ``WORKload userid SET PARAM value...`` (simulator commands)
+- ``STOP [CPU ALL]`` / ``Begin`` (issued by the guest, or for it with ``SEND CP userid``)
+- ``LINUX userid SUSPEND|RESUME`` (simulator command: the guest runs hibernation or resumes)
 - ``VMRELocate TEST|MOVE [USER] userid [TO] member [SYNC|ASYNC] [IMMEDiate]
   [MAXQuiesce secs|NOLIMIT] [MAXTotal secs|NOLIMIT] [FORCE STORage]``,
   ``VMRELocate STATus [[USER] userid]``, ``VMRELocate CANCEL [USER] userid``
@@ -45,6 +47,7 @@ class CommandProcessor:
             "XAUTOLOG": self._logon, "LOGOFF": self._logoff, "LOGON": self._logon,
             "FORCE": self._force, "SET": self._set, "SEND": self._send,
             "WORKLOAD": self._workload, "VMRELOCATE": self._vmrelocate,
+            "STOP": self._stop, "BEGIN": self._begin, "LINUX": self._linux,
         }
         # order matters where abbreviations overlap (LOG is LOGOFF)
         self.verbs: list[tuple[str, int, Handler]] = [(w, n, handlers[w]) for w, n in VERBS]
@@ -178,6 +181,10 @@ class CommandProcessor:
 
     def _q_names(self, m: Member) -> list[str]:
         here = [g.userid for g in self.sim.guests_on(m.name)]
+        # guests logging off in the cleanup state show in lowercase until their storage is reset
+        leaving = [c.userid.lower() for c in self.sim.pause.cleaning(m.name)
+                   if not c.inline and self.sim.pause.cleanup_of(c.userid) is None]
+        here = here + leaving
         if not here:
             return ["HCPCQU042I No users are logged on"]
         entries = [f"{u:<8} - DSC" for u in here]
@@ -253,6 +260,12 @@ class CommandProcessor:
         tok.end()
         if g.logged_on:
             raise CPError("HCPXAU054E", f"{g.userid} is already logged on at {g.member}")
+        c = self.sim.pause.cleanup_of(g.userid)
+        if c is not None:
+            raise CPError("HCPXAU2912E", f"{g.userid} is still being logged off on {c.member}: "
+                          f"its storage is being reset, {c.detach_until - self.sim.t:.0f} s to "
+                          "go" + (" (this member keeps the user ID until cleanup ends)"
+                                  if c.inline else ""))
         if not self.sim.members[target].up:
             raise CPError("HCPXAU2901E", f"{target} is not up")
         self.sim._log_on(g, target)
@@ -483,6 +496,70 @@ class CommandProcessor:
         return [f"Relocation of {g.userid} from {r.source} to {dest.name} started"
                 + ("" if opts.sync else " (ASYNC)")]
 
+    # -- STOP / BEGIN / LINUX ----------------------------------------------------------------------
+    def _stop(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        if issuer == "OPERATOR":
+            raise CPError("HCPSTP002E", "STOP stops your own virtual machine; for a guest use "
+                          "SEND CP userid STOP")
+        if tok.accept("CPU", 3):
+            if not tok.accept("ALL", 3):
+                raise tok.invalid()
+        tok.end()
+        g = self.logged_on_guest(issuer, "STP")
+        if "stop" in g.stopped_by:
+            return [f"{g.userid}: virtual CPUs are already stopped"]
+        if g.relocating:
+            raise CPError("HCPSTP1940E", f"{g.userid} is being relocated; STOP is not possible now")
+        g.stopped_by.add("stop")
+        self.sim.emit("STOPPED", g.member, g.userid, f"{g.userid}: CP STOP, all virtual CPUs "
+                      "stopped; memory and devices stay")
+        return ["CPU 00  STOPPED"]
+
+    def _begin(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        if issuer == "OPERATOR":
+            raise CPError("HCPBEG002E", "BEGIN continues your own virtual machine; for a guest use "
+                          "SEND CP userid BEGIN")
+        tok.end()
+        g = self.logged_on_guest(issuer, "BEG")
+        if "stop" not in g.stopped_by:
+            raise CPError("HCPBEG1543E", f"{g.userid} is not stopped; BEGIN does nothing")
+        g.stopped_by.discard("stop")
+        first = self.sim.pause.first_request_s(g)
+        self.sim.emit("BEGIN", g.member, g.userid, f"{g.userid}: CP BEGIN; it answers requests "
+                      f"again after {first:.1f} s", {"serving_s": round(first, 6)})
+        return []
+
+    def _linux(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        from ._units import PAGES_PER_MB
+
+        self._operator_only(issuer, "LINUX")
+        g = self.guest(tok.take("userid"), "LNX")
+        if tok.accept("SUSPEND", 4) or tok.accept("HIBERNATE", 4):
+            tok.end()
+            if not g.logged_on:
+                raise CPError("HCPLNX045E", f"{g.userid} not logged on")
+            if g.linux != "running" or "stop" in g.stopped_by or g.relocating:
+                why = ("its CPUs are stopped (CP STOP)" if "stop" in g.stopped_by else
+                       "it is being relocated" if g.relocating else f"Linux is {g.linux}")
+                raise CPError("HCPLNX003E", f"{g.userid} cannot suspend: {why}")
+            image = self.sim.pause.image_pages(g)
+            if image > g.cfg.swap_pages:
+                raise CPError("HCPLNX009E", f"{g.userid} cannot suspend: its image "
+                              f"({image / PAGES_PER_MB:.0f} MB) does not fit its swap space "
+                              f"({g.cfg.swap_pages / PAGES_PER_MB:.0f} MB)")
+            self.sim.pause.suspend(g)
+            return [f"{g.userid}: hibernation started ({image / PAGES_PER_MB:.0f} MB to write)"]
+        if tok.accept("RESUME", 4):
+            tok.end()
+            if not g.logged_on:
+                raise CPError("HCPLNX045E", f"{g.userid} not logged on")
+            if g.linux != "suspended":
+                raise CPError("HCPLNX003E", f"{g.userid} is not suspended (Linux is {g.linux}); "
+                              "nothing to resume")
+            self.sim.pause.resume(g)
+            return [f"{g.userid}: resume started"]
+        raise tok.invalid()
+
     def _reloc_status(self, userid: str | None) -> list[str]:
         act = [r for r in self.sim.reloc.active if userid is None or r.guest.userid == userid]
         if not act:
@@ -504,4 +581,5 @@ def known_verb(word: str) -> bool:
 
 
 VERBS = [("AT", 2), ("QUERY", 1), ("INDICATE", 3), ("XAUTOLOG", 5), ("LOGOFF", 3), ("LOGON", 1),
-         ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4), ("VMRELOCATE", 5)]
+         ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4), ("VMRELOCATE", 5),
+         ("STOP", 4), ("BEGIN", 1), ("LINUX", 5)]

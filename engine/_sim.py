@@ -23,6 +23,8 @@ from ._state import (
     ELIGIBLE,
     QUIESCED,
     STATE_CLASS,
+    STOPPED,
+    SUSPENDED,
     Guest,
     GuestSnapshot,
     Member,
@@ -115,10 +117,12 @@ class Simulation:
         self._mig_out = np.zeros(3, dtype=np.int64)
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
         from ._commands import CommandProcessor
+        from ._pause import PauseEngine
         from ._relocation import RelocationEngine
 
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self)
+        self.pause = PauseEngine(self)
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
         #: apply references to wholly resident regions lazily (same distribution, far faster)
         self.defer_touches = True
@@ -144,8 +148,10 @@ class Simulation:
         dt = self.step_s
         for name, m in self.members.items():
             self.io_left[name] = [m.io_capacity_s * dt]
+        self.pause.advance()
         # relocation is system work: it runs before the guests get the CPU
         self.reloc.advance(dt)
+        self.pause.advance_cleanups(dt)
         for name in sorted(self.members):
             m = self.members[name]
             if m.up:
@@ -239,14 +245,18 @@ class Simulation:
         if r is not None:
             self.reloc.cancel(r, f"Relocation of {g.userid} cancelled: the guest logged off",
                               "logged off")
-        m = self.members[g.member] if g.member else None
-        if m is not None:
-            m.resident -= g.n_cen
-            m.xstor_used -= g.n_xst
-            m.slots_used -= g.n_slot
         member = g.member
+        if member is not None:
+            g.flush_pending()
+            # CP resets the storage in a cleanup; its frames come back as it goes
+            inline = self.members[member].cfg.logoff_cleanup == "inline"
+            c = self.pause.start_cleanup(g, inline)
         g.log_off()
-        self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off")
+        self.pause.active.pop(g.userid, None)
+        self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off; its storage is being "
+                  f"reset ({'the user ID stays taken until then' if inline else 'cleanup state'})",
+                  {"cleanup_s": round(c.left / c.rate_pages_s, 3) if c.left else 0.0,
+                   "detach_s": round(c.detach_until - c.t_start, 3)} if member else {})
 
     def guests_on(self, member: str) -> list[Guest]:
         """Logged-on guests of a member, by user ID."""
@@ -261,6 +271,9 @@ class Simulation:
         alloc = self._allocate_cpu(m, runnable, dt)
         io_left = self.io_left[m.name]
         wait = self._dasd_wait_s(m)
+        for g in guests:
+            if g.state == STOPPED:
+                self._interrupts(m, g, dt, wait, io_left)
         before = m.counters.as_tuple()
         if m.free_frames < m.free_low:
             self._steal(m, m.free_high - m.free_frames, io_left)
@@ -309,8 +322,12 @@ class Simulation:
                 admitted.add(g.userid)
                 total += ws
         for g in guests:
-            if g.stopped_by:
+            if "stop" in g.stopped_by:
+                new = STOPPED
+            elif g.stopped_by:
                 new = QUIESCED
+            elif g.linux == "suspended":
+                new = SUSPENDED
             elif not g.workload.busy():
                 new = DORMANT
             elif g.userid in admitted:
@@ -445,6 +462,34 @@ class Simulation:
         g.units_total += units
         g.cpu_s_total += cpu_used
         m.cpu_used_step += cpu_used
+
+    def _interrupts(self, m: Member, g: Guest, dt: float, wait: float,
+                    io_left: list[float]) -> None:
+        """A stopped guest's devices still interrupt: CP schedules it briefly for each one."""
+        n = self.pause.interrupts(g, dt)
+        if n <= 0 or g.planes is None:
+            return
+        from ._pause import PAUSE
+
+        g.scheduled += n
+        wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload
+        hi = max(1, min(g.npages, wl.working_set_pages() or 256))
+        refs = float(n * PAUSE.irq_pages)
+        out = self._touch_out
+        K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
+                       NEW_PAGE_S, XSTOR_FAULT_S, wait, DASD_FAULT_CPU_S, m.free_frames,
+                       int(io_left[0]), g.relocating, g.rng, out)
+        new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
+        g.n_cen += new + xin + din
+        g.n_xst -= xin
+        g.n_dsd -= din
+        m.resident += new + xin + din
+        m.xstor_used -= xin
+        io_left[0] -= din
+        for c in (g.counters, m.counters):
+            c.new += new
+            c.xstor_in += xin
+            c.dasd_in += din
 
     def run_guest_until(self, g: Guest, t: float) -> None:
         """Run a guest's workload from where it stands in the current step up to time ``t``.
@@ -626,6 +671,7 @@ class Simulation:
             self._last_sample_units[uid] = g.units_total
             self.samples_guest.append((
                 t, uid, g.member or "", g.state, g.n_cen, g.n_xst, g.n_dsd, round(tput, 6),
+                g.scheduled,
             ))
         self._last_sample_t = t
 
@@ -670,6 +716,12 @@ class Simulation:
             pm[0] += g.n_cen
             pm[1] += g.n_xst
             pm[2] += g.n_slot
+        for c in self.pause.cleanups:
+            if c.t_end is None:
+                pm = per_member[c.member]
+                pm[0] += int(math.floor(c.central + 1e-9))
+                pm[1] += int(math.floor(c.xstor + 1e-9))
+                pm[2] += int(math.floor(c.slots + 1e-9))
         for name, m in self.members.items():
             r, x, s = per_member[name]
             if (r, x, s) != (m.resident, m.xstor_used, m.slots_used):

@@ -17,11 +17,14 @@ DISPATCH = "dispatch"
 ELIGIBLE = "eligible"
 DORMANT = "dormant"
 QUIESCED = "quiesced"  # stopped for the last passes of a relocation
+STOPPED = "stopped"  # CP STOP: virtual CPUs stopped, memory and devices kept
+SUSPENDED = "suspended"  # Linux hibernated and halted
 INCOMING = "incoming"  # the destination's copy of a guest being relocated
 LOGGED_OFF = "logged off"
 
 # Stealing order: dormant first, then eligible, then the dispatch list (and guests on the move).
-STATE_CLASS = {DORMANT: 0, ELIGIBLE: 1, DISPATCH: 2, QUIESCED: 2, INCOMING: 2}
+STATE_CLASS = {DORMANT: 0, STOPPED: 0, SUSPENDED: 0, ELIGIBLE: 1, DISPATCH: 2, QUIESCED: 2,
+               INCOMING: 2}
 
 
 @dataclass
@@ -73,6 +76,12 @@ class Guest:
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
         self.first_out: dict[str, float] = {}
         self.relocating = False  # a relocation tracks the pages it changes
+        # Linux inside the guest: running, suspending, suspended or resuming. A hibernation
+        # image on the guest's swap disk survives logoff, with the workload to restart.
+        self.linux = "running"
+        self.image_pages = 0
+        self.saved_workload: Workload | None = None
+        self.scheduled = 0  # times a stopped guest was dispatched for an interrupt
         self.lgr_words: tuple[int, int] | None = None  # where LGR bits may be set (words)
         # References to wholly resident regions are applied lazily (see Simulation._run_guest):
         # pending[(lo, hi)] = [references, write fraction]; settled[(lo, hi)] = page_gen when
@@ -122,6 +131,13 @@ class Guest:
         self.new_planes()
         self.state = DORMANT
         # SET SHARE and SET RESERVED last for a session; a new one starts from the directory
+        self.stopped_by.discard("stop")  # a new session starts with running CPUs
+        if self.image_pages:
+            # Linux finds its hibernation image: it stays halted until RESUME
+            self.linux = "suspended"
+            self.workload = Workload("none", {}, self.cfg.storage_pages)
+        else:
+            self.linux = "running"
         self.set_reserved = self.cfg.set_reserved_pages
         self.share = self.cfg.share
         self.share_absolute = self.cfg.share_absolute

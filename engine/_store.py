@@ -16,7 +16,7 @@ import platformdirs
 
 from ._sim import Simulation
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -53,12 +53,17 @@ _MIGRATIONS: dict[int, str] = {
         PRIMARY KEY (run_id, seq)
     );
     """,
+    # how often a stopped guest was dispatched for an interrupt (CP STOP)
+    2: """
+    ALTER TABLE guest_samples ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0;
+    """,
 }
 
 MEMBER_COLUMNS = ("t_s", "member", "central_used", "free_frames", "xstor_used", "slots_used",
                   "page_in_s", "page_out_s", "xstor_in_s", "dasd_in_s", "xstor_out_s",
                   "dasd_out_s", "migrate_s", "cpu_pct")
-GUEST_COLUMNS = ("t_s", "userid", "member", "state", "central", "xstor", "dasd", "throughput")
+GUEST_COLUMNS = ("t_s", "userid", "member", "state", "central", "xstor", "dasd", "throughput",
+                 "scheduled")
 
 
 class StoreError(RuntimeError):

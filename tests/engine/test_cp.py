@@ -96,8 +96,12 @@ def test_logoff_and_xautolog(sim):
     before = m.resident
     r = sim.execute("SEND CP LNXIDL1 LOGOFF")
     assert r.ok and "LOGOFF AS  LNXIDL1" in r.text
-    assert m.resident == before - held
+    assert m.resident == before, "CP resets the departing guest's storage before reuse"
     assert not sim.guests["LNXIDL1"].logged_on
+    sim.step()
+    done = [e for e in sim.events if e.kind == "CLEANUP_DONE" and e.userid == "LNXIDL1"]
+    assert done and done[0].data["seconds"] <= 1.0, "a small guest's frames are back at once"
+    assert sim.verify() == []
     assert "not logged on" in sim.execute("IND USER LNXIDL1").text
     r = sim.execute("XAUTO LNXIDL1 AT MEMB2")
     assert r.ok and sim.guests["LNXIDL1"].member == "MEMB2"
