@@ -1,0 +1,210 @@
+"""Pausing guests and letting them go: suspend/resume, STOP/BEGIN, logoff cleanup."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssisim.engine import (
+    GuestConfig,
+    MemberConfig,
+    ScenarioConfig,
+    Simulation,
+    VolumeConfig,
+    WorkloadSpec,
+    size_to_pages,
+)
+
+MB = 256
+
+
+def lpar(guests, central="3G", xstor="512M", cleanup="background", step_s=0.1):
+    m = MemberConfig(name="Z10", cpus=4, central_pages=size_to_pages(central),
+                     xstor_pages=size_to_pages(xstor), cp_pages=0, logoff_cleanup=cleanup,
+                     volumes=(VolumeConfig("PAG001", size_to_pages("16G"), 0.5, 4),))
+    return Simulation(ScenarioConfig(name="pause", members=[m], guests=guests, seed=5,
+                                     step_s=step_s, duration_s=600))
+
+
+def guest(userid, storage="768M", kind="appserver", swap="1G", logged_on=True, **params):
+    return GuestConfig(userid=userid, member="Z10", storage_pages=size_to_pages(storage), vcpus=2,
+                       swap_pages=size_to_pages(swap), swap_mb_s=40.0, logged_on=logged_on,
+                       workload=WorkloadSpec(kind, params))
+
+
+def warm(sim, userid, mb, then, seconds=5.0):
+    sim.execute(f"WORKLOAD {userid} START SEQTOUCH BUFFER_MB {mb} RATE_PAGES_S 200000")
+    sim.run_until(sim.t + seconds)
+    sim.execute(f"WORKLOAD {userid} START {then}")
+
+
+def event(sim, kind, userid):
+    return [e for e in sim.events if e.kind == kind and e.userid == userid]
+
+
+def test_suspend_halts_after_writing_its_image_and_resume_serves_again():
+    sim = lpar([guest("WAS", wss_mb=500)])
+    warm(sim, "WAS", 500, "APPSERVER WSS_MB 500")
+    sim.run_until(sim.t + 5)
+    t0 = sim.t
+    r = sim.execute("LINUX WAS SUSPEND")
+    # the image is the pages Linux uses: here the 500 MB it has touched
+    assert r.ok and "500 MB" in r.text
+    sim.run_until(t0 + 60)
+    (halt,) = event(sim, "SUSPENDED", "WAS")
+    # freezing an application server, then 500 MB at 40 MB/s
+    assert halt.data["seconds"] == pytest.approx(14 + 500 / 40, abs=0.5)
+    g = sim.guests["WAS"]
+    assert g.state == "suspended" and g.linux == "suspended" and g.image_pages == 500 * MB
+    done = g.units_total
+    sim.run_until(sim.t + 10)
+    assert g.units_total == done, "a suspended guest does no work"
+    t1 = sim.t
+    assert sim.execute("LINUX WAS RESUME").ok
+    sim.run_until(t1 + 60)
+    (serving,) = event(sim, "SERVING", "WAS")
+    assert serving.data["seconds"] == pytest.approx(6 + 500 / 40 + 1.1 + 0.6, abs=0.5)
+    assert g.linux == "running" and g.workload.kind == "appserver"
+    sim.run_until(sim.t + 5)
+    assert g.units_step > 0, "it serves requests again"
+    assert sim.verify() == []
+
+
+def test_suspend_fails_cleanly_without_enough_swap():
+    sim = lpar([guest("WAS", swap="256M", wss_mb=500)])
+    warm(sim, "WAS", 500, "APPSERVER WSS_MB 500")
+    before = sim.guests["WAS"].workload.describe()
+    r = sim.execute("LINUX WAS SUSPEND")
+    assert not r.ok and "does not fit its swap space" in r.text and "256 MB" in r.text
+    assert sim.guests["WAS"].workload.describe() == before and sim.guests["WAS"].linux == "running"
+
+
+@pytest.mark.parametrize("command, words", [
+    ("LINUX WAS RESUME", "not suspended"),
+    ("SEND CP WAS BEGIN", "not stopped"),
+    ("STOP", "SEND CP"),
+    ("LINUX NOSUCH SUSPEND", "not in CP directory"),
+    ("LINUX WAS NAP", "Invalid option"),
+])
+def test_refused_pause_commands_change_nothing(command, words):
+    sim = lpar([guest("WAS", wss_mb=100)])
+    sim.run_until(2)
+    r = sim.execute(command)
+    assert not r.ok and words in r.text
+    g = sim.guests["WAS"]
+    assert g.linux == "running" and not g.stopped_by
+
+
+def test_paused_guests_lose_pages_before_active_ones_with_both_methods():
+    for pause in ("LINUX {u} SUSPEND", "SEND CP {u} STOP"):
+        guests = [guest("PAUSED", wss_mb=600, storage="1G"), guest("ACTIVE", wss_mb=600,
+                                                                    storage="1G"),
+                  guest("GROWER", storage="3G", kind="idle")]
+        sim = lpar(guests, central="2G", xstor="256M")
+        warm(sim, "PAUSED", 600, "APPSERVER WSS_MB 600")
+        warm(sim, "ACTIVE", 600, "APPSERVER WSS_MB 600 REQUESTS_PER_S 50")
+        sim.execute(pause.format(u="PAUSED"))
+        sim.run_until(sim.t + 30)
+        sim.execute("WORKLOAD GROWER START SEQTOUCH BUFFER_MB 1200 RATE_PAGES_S 20000")
+        sim.run_until(sim.t + 40)
+        p, a = sim.guests["PAUSED"], sim.guests["ACTIVE"]
+        p_lost = p.counters.xstor_out + p.counters.dasd_out + p.counters.dasd_clean
+        a_lost = a.counters.xstor_out + a.counters.dasd_out + a.counters.dasd_clean
+        assert p_lost > 0 and p_lost > 5 * max(a_lost, 1), pause
+        assert p.first_out and (not a.first_out or min(p.first_out.values())
+                                <= min(a.first_out.values()))
+
+
+def test_stopped_application_server_is_scheduled_more_often_than_a_stopped_database():
+    sim = lpar([guest("WAS", wss_mb=200), guest("DB", kind="database", storage="650M",
+                                                wss_mb=200)], step_s=1.0)
+    sim.run_until(10)
+    for u in ("WAS", "DB"):
+        r = sim.execute(f"SEND CP {u} STOP")
+        assert r.ok and r.lines == ["CPU 00  STOPPED"]
+        assert sim.guests[u].workload.kind != "none", "memory and work stay as they were"
+    sim.run_until(130)
+    was, db = sim.guests["WAS"], sim.guests["DB"]
+    assert was.state == db.state == "stopped"
+    assert was.scheduled > 10 * max(db.scheduled, 1)
+    done = was.units_total
+    sim.run_until(140)
+    assert was.units_total == done, "a stopped guest serves nothing"
+    assert sim.execute("SEND CP WAS BEGIN").ok
+    (begin,) = event(sim, "BEGIN", "WAS")
+    assert 0.6 <= begin.data["serving_s"] < 5
+    sim.run_until(150)
+    assert was.units_total > done and was.state == "dispatch"
+
+
+def test_begin_after_pages_were_taken_waits_for_them():
+    guests = [guest("WAS", wss_mb=500, hot_fraction=0.5), guest("HOG", storage="3G", kind="idle")]
+    sim = lpar(guests, central="1536M", xstor="128M", step_s=1.0)
+    warm(sim, "WAS", 500, "APPSERVER WSS_MB 500 HOT_FRACTION 0.5", seconds=3)
+    sim.execute("SEND CP WAS STOP")
+    sim.execute("WORKLOAD HOG START SEQTOUCH BUFFER_MB 1400 RATE_PAGES_S 50000")
+    sim.run_until(sim.t + 60)
+    assert sim.guests["WAS"].n_dsd > 0
+    sim.execute("SEND CP WAS BEGIN")
+    (begin,) = event(sim, "BEGIN", "WAS")
+    assert begin.data["serving_s"] > 1.0, "the first request brings its pages back"
+
+
+@pytest.mark.parametrize("mode", ["inline", "background"])
+def test_logon_during_cleanup_obeys_the_member_setting(mode):
+    sim = lpar([guest("BIG", storage="2G", kind="idle")], central="3G", cleanup=mode,
+               step_s=0.1)
+    warm(sim, "BIG", 1900, "IDLE", seconds=3)
+    inst = sim.guests["BIG"].instantiated
+    m = sim.members["Z10"]
+    sim.execute("FORCE BIG")
+    assert m.resident >= inst - 64 * 256, "the frames are not free until CP has reset them"
+    cleanup_s = inst / 262144 * 565 / 2002
+    t0 = sim.t
+    r = sim.execute("XAUTOLOG BIG")
+    if mode == "inline":
+        assert not r.ok and "still being logged off" in r.text and "keeps the user ID" in r.text
+        assert not sim.guests["BIG"].logged_on
+        while not sim.execute("XAUTOLOG BIG").ok:
+            sim.step()
+            assert sim.t - t0 < 10
+        assert sim.t - t0 == pytest.approx(cleanup_s, abs=0.15)
+        assert "big" not in sim.execute("Q N").text
+    else:
+        # a small guest's devices and tables are let go at once; cleanup runs behind
+        assert r.ok
+        names = sim.execute("Q N").text
+        assert "big" in names and "BIG" in names, "the departing instance shows in lowercase"
+        sim.step()
+        assert m.resident > sim.guests["BIG"].n_cen, "its frames come back gradually"
+    sim.run_until(sim.t + cleanup_s + 0.5)
+    assert not [c for c in sim.pause.cleanups if c.t_end is None]
+    assert "big" not in sim.execute("Q N").text
+    assert sim.verify() == []
+
+
+def test_suspend_image_survives_logoff():
+    sim = lpar([guest("DB", kind="database", storage="650M", wss_mb=200)])
+    warm(sim, "DB", 200, "DATABASE WSS_MB 200")
+    sim.execute("LINUX DB SUSPEND")
+    sim.run_until(sim.t + 20)
+    assert sim.guests["DB"].linux == "suspended"
+    sim.execute("FORCE DB")
+    sim.run_until(sim.t + 5)
+    assert sim.execute("XAUTOLOG DB").ok
+    g = sim.guests["DB"]
+    assert g.linux == "suspended" and g.image_pages > 0
+    assert sim.execute("LINUX DB RESUME").ok
+    sim.run_until(sim.t + 30)
+    assert g.linux == "running" and g.workload.kind == "database"
+    assert g.n_cen >= 200 * MB, "the image is read back into storage"
+
+
+def test_a_stopped_guest_loses_its_memory_at_logoff():
+    sim = lpar([guest("WAS", wss_mb=300)])
+    warm(sim, "WAS", 300, "APPSERVER WSS_MB 300")
+    sim.execute("SEND CP WAS STOP")
+    sim.execute("FORCE WAS")
+    sim.run_until(sim.t + 2)
+    assert sim.execute("XAUTOLOG WAS").ok
+    g = sim.guests["WAS"]
+    assert g.instantiated < 10 * MB and not g.stopped_by and g.state != "stopped"
