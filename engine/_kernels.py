@@ -91,6 +91,7 @@ def warmup() -> None:
     fill_resident(p, 100, True)
     touch_resident(p, 0, 100, 50.0, 0.5, True, rng)
     touch_resident(p, 0, 100, 5.0, 0.5, True, rng)
+    touch_range(p, 0, 100, 10, 120, True, True)
     region_resident(p, 0, 100)
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
     steal_pages(p, 0, 10, False, 5, 5, 5, s)
@@ -774,6 +775,43 @@ def random_mask(state: np.ndarray, p256: int) -> np.uint64:
             m = m & r
         k += 1
     return m
+
+
+@njit(cache=True, nogil=True)
+def touch_range(planes: np.ndarray, lo: int, hi: int, start: int, count: int, write: bool,
+                track_lgr: bool) -> None:
+    """A sequential walk of ``count`` pages of a wholly resident region, from ``start`` with wrap.
+
+    Sets the reference bits (and the change bits when the walk writes) of the pages walked,
+    a word at a time; a walk of the whole region or more marks every page.
+    """
+    n = hi - lo
+    if n <= 0 or count <= 0:
+        return
+    if count >= n:
+        start = lo
+        count = n
+    first = start
+    left = count
+    while left > 0:
+        end = min(first + left, hi)
+        i = first
+        while i < end:
+            w = i >> 6
+            base = w * 64
+            m = _ALL
+            if i > base:
+                m &= ~((_ONE << np.uint64(i - base)) - _ONE)
+            if end < base + 64:
+                m &= (_ONE << np.uint64(end - base)) - _ONE
+            planes[w, REF] |= m
+            if write:
+                planes[w, CHG] |= m
+                if track_lgr:
+                    planes[w, LGR] |= m
+            i = base + 64
+        left -= end - first
+        first = lo
 
 
 @njit(cache=True, nogil=True)

@@ -412,7 +412,29 @@ class Simulation:
                 units += distinct * f * r.units_per_touch
                 cpu_used += need * f / speed
                 continue
-            if key in g.pending:
+            if (r.log_q >= 0 and r.write_frac in (0.0, 1.0) and self.defer_touches
+                    and g.settled.get(key) == g.page_gen):
+                # a sequential walk over resident pages: only where it got to matters
+                n = r.hi - r.lo
+                budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
+                touches = min(r.max_cover, int(budget / r.cpu_s_per_touch))
+                cur = g.cursor(i, r.lo)
+                if not (r.lo <= cur[0] < r.hi):
+                    cur[0], cur[1] = r.lo, -1
+                write = 1 if r.write_frac >= 1.0 else 0
+                pend = g.pending_seq.get(key)
+                if pend is not None and pend[2] != write:
+                    g.flush_pending()
+                    pend = None
+                if pend is None:
+                    g.pending_seq[key] = [cur[0], touches, write]
+                else:
+                    pend[1] = min(pend[1] + touches, 2 * n)
+                cur[0] = r.lo + (cur[0] - r.lo + touches) % n
+                units += touches * r.units_per_touch
+                cpu_used += touches * r.cpu_s_per_touch / speed
+                continue
+            if key in g.pending or key in g.pending_seq:
                 g.flush_pending()
             if g.relocating:
                 g.note_changes(r.lo, r.hi)
@@ -449,7 +471,7 @@ class Simulation:
                 budget_wall -= out[K.T_WALL_S]
                 cover -= int(out[K.T_COVERED])
                 stop = int(out[K.T_STOP])
-                if stop == K.STOP_DONE and r.log_q < 0 and new + xin + din == 0 \
+                if stop in (K.STOP_DONE, K.STOP_BUDGET) and new + xin + din == 0 \
                         and g.n_cen == g.instantiated and self.defer_touches \
                         and g.settled.get(key) != g.page_gen \
                         and K.region_resident(g.planes, r.lo, r.hi):

@@ -87,6 +87,8 @@ class Guest:
         # pending[(lo, hi)] = [references, write fraction]; settled[(lo, hi)] = page_gen when
         # the region was last seen wholly resident; page_gen moves whenever pages leave central.
         self.pending: dict[tuple[int, int], list[float]] = {}
+        # pending_seq[(lo, hi)] = [start, pages walked, writes (0/1)] for sequential walks
+        self.pending_seq: dict[tuple[int, int], list[int]] = {}
         self.settled: dict[tuple[int, int], int] = {}
         self.page_gen = 0
         # A step may be run in parts (a relocation pass can end inside it): seconds of the
@@ -145,19 +147,26 @@ class Guest:
     def new_planes(self) -> None:
         """Forget lazily held references and residency: the planes were replaced."""
         self.pending.clear()
+        self.pending_seq.clear()
         self.settled.clear()
         self.page_gen += 1
 
     def flush_pending(self) -> None:
         """Apply the references held back for wholly resident regions to the bit-planes."""
-        if not self.pending or self.planes is None:
+        if self.planes is None:
             self.pending.clear()
+            self.pending_seq.clear()
             return
         for (lo, hi), (refs, wf) in sorted(self.pending.items()):
             if self.relocating:
                 self.note_changes(lo, hi)
             K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
+        for (lo, hi), (start, count, write) in sorted(self.pending_seq.items()):
+            if self.relocating and write:
+                self.note_changes(lo, hi)
+            K.touch_range(self.planes, lo, hi, start, count, bool(write), self.relocating)
         self.pending.clear()
+        self.pending_seq.clear()
 
     def note_changes(self, lo: int, hi: int) -> None:
         """Remember that pages ``[lo, hi)`` may get LGR bits (to bound the next pass's scan)."""
