@@ -49,7 +49,10 @@ class PauseModel:
         "appserver": 1.1, "database": 0.5, "webserver": 0.5, "idle": 0.2})
     #: A request to a running application, seconds (published: 0.6 s).
     request_s: float = 0.6
-    #: Pages a request touches on its way: the hot part of the working set.
+    #: TCP's initial retransmission timeout (Linux): a request sent while the guest's CPUs were
+    #: stopped went unanswered and is sent again this long after, so the first answer after
+    #: BEGIN comes no sooner (published: 3 s after BEGIN).
+    tcp_retransmit_s: float = 3.0
     #: Logoff cleanup resets every instantiated page: 565 s for the 2002 GB guest before the
     #: cleanup-state change, 0.2822 s per GB.
     cleanup_s_per_gb: float = 565.0 / 2002.0
@@ -214,10 +217,12 @@ class PauseEngine:
 
     # -- CP STOP / BEGIN ----------------------------------------------------------------------
     def first_request_s(self, g: Guest) -> float:
-        """Time a request takes right after BEGIN: its own time plus the faults it meets.
+        """Time until a client gets its first answer after BEGIN.
 
-        The request walks the hot part of the working set; pages CP took while the guest was
-        stopped come back from XSTOR at once and from DASD at the volumes' speed.
+        The client's request went unanswered while the CPUs were stopped; TCP sends it again
+        ``tcp_retransmit_s`` after the first try. Answering walks the hot part of the working
+        set: pages CP took while the guest was stopped come back from XSTOR at once and from
+        DASD at the volumes' speed; if that takes longer, the answer comes later.
         """
         from . import _kernels as K
 
@@ -231,8 +236,9 @@ class PauseEngine:
         counts = np.zeros(K.NPLANES, dtype=np.int64)
         K.count_planes(words, counts)
         m = self.sim.members[g.member]
-        return (PAUSE.request_s + int(counts[K.XST]) * 15e-6
+        work = (PAUSE.request_s + int(counts[K.XST]) * 15e-6
                 + int(counts[K.DSD]) * self.sim._dasd_wait_s(m) / max(1, g.cfg.vcpus))
+        return max(PAUSE.tcp_retransmit_s, work)
 
     def interrupts(self, g: Guest, dt: float) -> int:
         """External interrupts that reach a stopped guest in one step (random, seeded)."""

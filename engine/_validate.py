@@ -188,10 +188,86 @@ def validate_25_guests() -> list[dict[str, Any]]:
     return rows
 
 
+PAUSE_SOURCE = 'IBM Linux on System z white paper "Methods to pause a z/VM guest" (2011)'
+LARGE_SOURCE = 'IBM z/VM 7.3 performance report "Support for Guests Greater than One Terabyte"'
+
+
+def _within(case: str, measure: str, pub: float, got: float | None, tol: float,
+            source: str) -> dict[str, Any]:
+    if got is None:
+        return _row(case, measure, pub, -1.0, False, None, source, rule="it must happen")
+    if pub == 0:
+        return _row(case, measure, pub, got, abs(got) <= 0.05, None, source, rule="immediate")
+    err = (got - pub) / pub
+    return _row(case, measure, pub, got, abs(err) <= tol, err * 100, source,
+                rule=f"within {tol * 100:.0f} %")
+
+
+def validate_pausing() -> list[dict[str, Any]]:
+    """Linux suspend/resume and CP STOP/BEGIN timings of the published pause test."""
+    sim = _run("reference/pause-timings.toml")
+
+    def seconds(kind: str, userid: str, key: str = "seconds") -> float | None:
+        for e in sim.events:
+            if e.kind == kind and e.userid == userid:
+                return float(e.data[key])
+        return None
+
+    stop_cmd = next((t for t, c, rc, _l, _r in sim.command_log if "STOP" in c.upper()), None)
+    stopped = next((e.t_s for e in sim.events if e.kind == "STOPPED"), None)
+    case = "z10 LPAR, 10 GB central + 2 GB XSTOR"
+    return [
+        _within(case, "database halted by Linux suspend (s)", 8.0,
+                seconds("SUSPENDED", "DB01"), 0.20, PAUSE_SOURCE),
+        _within(case, "application server halted by Linux suspend (s)", 27.0,
+                seconds("SUSPENDED", "WAS01"), 0.20, PAUSE_SOURCE),
+        _within(case, "application server stopped by CP STOP (s)", 0.0,
+                None if stopped is None or stop_cmd is None else stopped - stop_cmd, 0.0,
+                PAUSE_SOURCE),
+        _within(case, "application server answers after Linux resume (s)", 21.0,
+                seconds("SERVING", "WAS01"), 0.20, PAUSE_SOURCE),
+        _within(case, "application server answers after CP BEGIN (s)", 3.0,
+                seconds("BEGIN", "WAS02", "serving_s"), 0.20, PAUSE_SOURCE),
+    ]
+
+
+def validate_large_guest() -> list[dict[str, Any]]:
+    """The 2 TB guest: 2002 GB instantiated without paging; logoff to logon, both ways."""
+    from ._units import PAGES_PER_GB
+
+    rows = []
+    sim = _run("large/guest-2tb-2500g.toml")
+    g = sim.guests["LNX2TB"]
+    m = sim.members["Z16LPAR"]
+    case = "2 TB guest, z16, 2.5 TB central"
+    rows.append(_within(case, "instantiated (GB)", 2002.0,
+                        round(g.instantiated / PAGES_PER_GB, 2), 0.01, LARGE_SOURCE))
+    paged = m.counters.xstor_out + m.counters.dasd_out + m.counters.dasd_clean
+    rows.append(_row(case, "pages paged out", 0, paged, paged == 0, None, LARGE_SOURCE,
+                     rule="no paging"))
+    for mode, pub in (("inline", 565.0), ("background", 10.0)):
+        sc = load_scenario(reference_path(f"reference/large-guest-logoff-{mode}.toml"))
+        s = Simulation(sc)
+        s.run_until(sc.duration_s)
+        forced = next(t for t, c, _rc, _l, _r in s.command_log if c.upper().startswith("FORCE"))
+        waited = None
+        while s.t - forced < 3600:
+            if s.execute("XAUTOLOG LNX2TB").ok:
+                waited = s.t - forced
+                break
+            s.step()
+        what = "before the cleanup state" if mode == "inline" else "with the cleanup state"
+        rows.append(_within(case, f"LOGOFF until logon again, {what} (s)", pub, waited, 0.15,
+                            LARGE_SOURCE))
+    return rows
+
+
 VALIDATIONS: dict[str, Callable[[], list[dict[str, Any]]]] = {
     "lgr": validate_lgr_cases,
     "lgr-series": validate_series,
     "lgr-25-guests": validate_25_guests,
+    "pausing": validate_pausing,
+    "large-guest": validate_large_guest,
 }
 
 

@@ -131,7 +131,7 @@ def test_stopped_application_server_is_scheduled_more_often_than_a_stopped_datab
     assert was.units_total == done, "a stopped guest serves nothing"
     assert sim.execute("SEND CP WAS BEGIN").ok
     (begin,) = event(sim, "BEGIN", "WAS")
-    assert 0.6 <= begin.data["serving_s"] < 5
+    assert begin.data["serving_s"] == pytest.approx(3.0), "the client retries after 3 s"
     sim.run_until(150)
     assert was.units_total > done and was.state == "dispatch"
 
@@ -146,7 +146,7 @@ def test_begin_after_pages_were_taken_waits_for_them():
     assert sim.guests["WAS"].n_dsd > 0
     sim.execute("SEND CP WAS BEGIN")
     (begin,) = event(sim, "BEGIN", "WAS")
-    assert begin.data["serving_s"] > 1.0, "the first request brings its pages back"
+    assert begin.data["serving_s"] > 3.0, "the first request must bring its pages back"
 
 
 @pytest.mark.parametrize("mode", ["inline", "background"])

@@ -16,6 +16,11 @@ def test_validate_holds_and_reports_published_against_simulated(capsys):
     cases = {r["case"] for r in res["rows"]}
     assert any("idle 100 GB" in c for c in cases)
     assert any("random changer" in c for c in cases)
+    assert any("10 GB central" in c for c in cases), "the pausing timings"
+    assert any("2 TB guest" in c for c in cases), "the large-guest figures"
+    sources = {r["source"] for r in res["rows"]}
+    assert any("Methods to pause" in s for s in sources)
+    assert any("Greater than One Terabyte" in s for s in sources)
     for r in res["rows"]:
         assert r["source"], "every figure names its published source"
         if r["error_pct"] is not None:
