@@ -121,3 +121,69 @@ def series_chart(rows: list[dict[str, Any]], xlabel: str, path: Path,
 def gb(pages: int) -> float:
     """Pages as GB."""
     return pages / PAGES_PER_GB
+
+
+LOCATION_COLOURS = {"central": "#4C72B0", "xstor": "#DD8452", "dasd": "#C44E52"}
+
+
+def pages_by_location(runs: dict[str, list[dict[str, Any]]], userids: list[str], path: Path,
+                      phases: list[tuple[float, str]] | None = None) -> Path:
+    """Stacked pages in central, XSTOR and on DASD over time: a row per run, a column per guest."""
+    names = list(runs)
+    fig, axes = plt.subplots(len(names), len(userids), figsize=(4 * len(userids), 2.6 * len(names)),
+                             sharex=True, squeeze=False)
+    for r, name in enumerate(names):
+        for c, uid in enumerate(userids):
+            ax = axes[r][c]
+            rows = [s for s in runs[name] if s["userid"] == uid]
+            t = [s["t_s"] for s in rows]
+            ys = [[s[k] / 256 for s in rows] for k in ("central", "xstor", "dasd")]
+            ax.stackplot(t, *ys, colors=list(LOCATION_COLOURS.values()),
+                         labels=["central", "XSTOR", "DASD"])
+            for x, label in phases or []:
+                ax.axvline(x, color="#555555", linestyle=":", linewidth=1)
+                if r == 0 and c == 0:
+                    ax.annotate(label, (x, 0), xytext=(2, 2), textcoords="offset points",
+                                fontsize=7, rotation=90, va="bottom")
+            ax.set_title(f"{uid}: {name}", fontsize=9)
+            if c == 0:
+                ax.set_ylabel("MB")
+            if r == len(names) - 1:
+                ax.set_xlabel("simulated seconds")
+    axes[0][0].legend(fontsize=7, loc="upper right")
+    return _save(fig, path)
+
+
+def scheduling(runs: dict[str, list[dict[str, Any]]], userids: list[str], path: Path) -> Path:
+    """How often paused guests were dispatched: interrupts handled per second, by run."""
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    for name, rows in runs.items():
+        for uid in userids:
+            pts = [(s["t_s"], s["scheduled"]) for s in rows if s["userid"] == uid]
+            t = [p[0] for p in pts[1:]]
+            rate = [(b[1] - a[1]) / max(b[0] - a[0], 1e-9) for a, b in zip(pts, pts[1:])]
+            ax.plot(t, rate, label=f"{uid} ({name})")
+    ax.set_ylabel("dispatches for interrupts per s")
+    ax.set_xlabel("simulated seconds")
+    ax.legend(fontsize=7)
+    ax.set_title("Paused guests scheduled by CP: a stopped guest's devices stay active", fontsize=9)
+    return _save(fig, path)
+
+
+def large_guest(runs: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]],
+                path: Path) -> Path:
+    """Throughput of the 2 TB guest and paging rates, one line per central storage size."""
+    fig, axes = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+    for name, (members, guests) in runs.items():
+        g = [s for s in guests if s["userid"] == "LNX2TB"]
+        axes[0].plot([s["t_s"] for s in g], [s["throughput"] * 4096 / 2**30 for s in g],
+                     label=name)
+        axes[1].plot([s["t_s"] for s in members], [s["page_in_s"] * 4096 / 2**30
+                                                   for s in members], label=name)
+    axes[0].set_ylabel("touched GB/s")
+    axes[0].set_yscale("log")
+    axes[1].set_ylabel("page-ins GB/s")
+    axes[1].set_xlabel("simulated seconds")
+    axes[0].legend(fontsize=8)
+    axes[0].set_title("2 TB guest, 50 sequential touchers over 2002 GB", fontsize=9)
+    return _save(fig, path)
