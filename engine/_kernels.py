@@ -95,6 +95,7 @@ def warmup() -> None:
     region_resident(p, 0, 100)
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
     steal_pages(p, 0, 10, False, 5, 5, 5, s)
+    steal_pages(p, 0, 10, False, 5, 5, 5, s, 0, 1)
     migrate_xstor(p, 0, 5, 5, 5, s)
     c = np.zeros(NPLANES, dtype=np.int64)
     count_planes(p, c)
@@ -378,8 +379,12 @@ def steal_pages(
     dasd_writes_avail: int,
     slots_free: int,
     out: np.ndarray,
+    w0: int = 0,
+    w1: int = -1,
 ) -> None:
     """Demand-scan one guest: take up to ``want`` resident pages, clock-wise from word ``cursor``.
+
+    The hand goes round words ``[w0, w1)`` (``w1 = -1``: to the end), one slice of the guest.
 
     A resident page referenced since the last visit has its reference bit cleared and is passed
     over (second chance) unless ``take_referenced``. A page whose DASD slot still holds a valid
@@ -387,7 +392,9 @@ def steal_pages(
     else to a DASD slot while the volumes can take writes this step. The scan covers at most one
     revolution of the guest's storage. Results go to ``out`` (see the ``S_`` indices).
     """
-    nwords = planes.shape[0]
+    if w1 < 0 or w1 > planes.shape[0]:
+        w1 = planes.shape[0]
+    nwords = w1 - w0
     to_x = 0
     to_dw = 0
     to_dc = 0
@@ -397,8 +404,8 @@ def steal_pages(
     stolen = 0
     words = 0
     w = cursor
-    if w >= nwords or w < 0:
-        w = 0
+    if w >= w1 or w < w0:
+        w = w0
     while words < nwords and stolen < want:
         res = planes[w, CEN]
         if res != 0:
@@ -462,8 +469,8 @@ def steal_pages(
                 break  # resume in this word next time
         words += 1
         w += 1
-        if w >= nwords:
-            w = 0
+        if w >= w1:
+            w = w0
     out[S_TO_XSTOR] = to_x
     out[S_TO_DASD_WRITTEN] = to_dw
     out[S_TO_DASD_CLEAN] = to_dc

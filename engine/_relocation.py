@@ -588,7 +588,8 @@ class RelocationEngine:
         g.new_planes()
         g.n_cen, g.n_xst, g.n_dsd, g.n_slot = shadow.n_cen, shadow.n_xst, shadow.n_dsd, shadow.n_slot
         g.member = r.dest
-        g.steal_cursor = g.migrate_cursor = 0
+        g.migrate_cursor = 0
+        g.reset_steal_hands()
         g.ran_s = max(g.ran_s, self._clock - sim.t)  # it was stopped until now
         r.incoming = None
         warn = []

@@ -559,39 +559,69 @@ class Simulation:
                 share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
                 if share <= 0:
                     continue
-                assert g.planes is not None
-                g.flush_pending()
-                K.steal_pages(g.planes, g.steal_cursor, share, take_ref, m.xstor_free,
-                              int(io_left[0]), m.slots_free, out)
-                to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
-                alloc, rel = int(out[3]), int(out[4])
-                g.steal_cursor = int(out[K.S_CURSOR])
-                n = to_x + to_dw + to_dc
-                if n:
-                    g.page_gen += 1
+                n, blocked = self._steal_from(m, g, share, take_ref, io_left)
                 got += n
-                g.n_cen -= n
-                g.n_xst += to_x
-                g.n_dsd += to_dw + to_dc
-                g.n_slot += alloc - rel
-                m.resident -= n
-                m.xstor_used += to_x
-                m.slots_used += alloc - rel
-                io_left[0] -= to_dw
-                for c in (g.counters, m.counters):
-                    c.xstor_out += to_x
-                    c.dasd_out += to_dw
-                    c.dasd_clean += to_dc
-                if n:
-                    if g.state == "incoming":
-                        self.stolen_from_incoming += n
-                    self._note_pageout(m, g, to_x, to_dw + to_dc)
-                if int(out[K.S_BLOCKED]):
+                if blocked:
                     self._note_blocked(m)
                     return got
                 if got >= want:
                     return got
         return got
+
+    def _steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,
+                    io_left: list[float]) -> tuple[int, bool]:
+        """Take up to ``want`` pages of one guest, a share from each slice of its storage."""
+        assert g.planes is not None
+        g.flush_pending()
+        out = self._steal_out
+        k = len(g.steal_cursors)
+        got = 0
+        blocked = False
+        # slices with nothing to give leave their share to the others in the next round
+        # at least 1024 pages a slice: a small steal visits a few slices, the next steal the
+        # following ones, so the cost stays with the pages taken
+        quota = max(1024, math.ceil(want / k))
+        round_got = 0
+        for j in range(k * k):
+            i = (g.steal_slice + j) % k
+            if got >= want or blocked:
+                break
+            if j and j % k == 0:
+                if round_got == 0:
+                    break
+                round_got = 0
+                quota = max(1024, math.ceil((want - got) / k))
+            w0, w1 = g.steal_slice_bounds(i)
+            K.steal_pages(g.planes, g.steal_cursors[i], min(quota, want - got), take_ref,
+                          m.xstor_free, int(io_left[0]), m.slots_free, out, w0, w1)
+            g.steal_cursors[i] = int(out[K.S_CURSOR])
+            to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
+            alloc, rel = int(out[3]), int(out[4])
+            n = to_x + to_dw + to_dc
+            got += n
+            round_got += n
+            g.n_cen -= n
+            g.n_xst += to_x
+            g.n_dsd += to_dw + to_dc
+            g.n_slot += alloc - rel
+            m.resident -= n
+            m.xstor_used += to_x
+            m.slots_used += alloc - rel
+            io_left[0] -= to_dw
+            for c in (g.counters, m.counters):
+                c.xstor_out += to_x
+                c.dasd_out += to_dw
+                c.dasd_clean += to_dc
+            if n:
+                if g.state == "incoming":
+                    self.stolen_from_incoming += n
+                self._note_pageout(m, g, to_x, to_dw + to_dc)
+            if int(out[K.S_BLOCKED]):
+                blocked = True
+        g.steal_slice = (g.steal_slice + max(1, min(j, k))) % k
+        if got:
+            g.page_gen += 1
+        return got, blocked
 
     def _migrate(self, m: Member, want: int, io_left: list[float]) -> int:
         """Move aged XSTOR pages on to DASD, dormant guests' first."""

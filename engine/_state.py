@@ -61,7 +61,11 @@ class Guest:
         self.n_xst = 0
         self.n_dsd = 0
         self.n_slot = 0
-        self.steal_cursor = 0
+        # one demand-scan hand per slice of the address space, so that a guest gives pages from
+        # all over its storage (closer to LRU than one hand sweeping it end to end)
+        self.steal_cursors: list[int] = []
+        self.steal_slice = 0
+        self.reset_steal_hands()
         self.migrate_cursor = 0
         self.cursors: list[list[int]] = []
         self.state = LOGGED_OFF
@@ -128,9 +132,10 @@ class Guest:
         mix = zlib.crc32(f"{self.userid}/{self.logons}".encode())
         self.rng[0] = np.uint64(np.random.default_rng([self.seed, mix]).integers(0, 2**63))
         self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
-        self.steal_cursor = self.migrate_cursor = 0
+        self.migrate_cursor = 0
         self.reset_cursors()
         self.new_planes()
+        self.reset_steal_hands()
         self.state = DORMANT
         # SET SHARE and SET RESERVED last for a session; a new one starts from the directory
         self.stopped_by.discard("stop")  # a new session starts with running CPUs
@@ -143,6 +148,19 @@ class Guest:
         self.set_reserved = self.cfg.set_reserved_pages
         self.share = self.cfg.share
         self.share_absolute = self.cfg.share_absolute
+
+    def reset_steal_hands(self) -> None:
+        """One hand per 256 MB of storage, at most 64, each at the start of its slice."""
+        words = (self.npages + 63) // 64
+        k = max(1, min(64, self.npages // 65536))
+        self.steal_cursors = [words * i // k for i in range(k)]
+        self.steal_slice = 0
+
+    def steal_slice_bounds(self, i: int) -> tuple[int, int]:
+        """Words ``[w0, w1)`` of slice ``i``."""
+        words = (self.npages + 63) // 64
+        k = len(self.steal_cursors)
+        return words * i // k, words * (i + 1) // k
 
     def new_planes(self) -> None:
         """Forget lazily held references and residency: the planes were replaced."""

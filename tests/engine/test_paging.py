@@ -143,3 +143,24 @@ def test_paging_space_over_half_full_is_reported(make):
     run(sim, 20)
     kinds = [e.kind for e in sim.events]
     assert "PAGING_50PCT" in kinds
+
+
+def test_2tb_touchers_fall_to_paging_speed_once_ir_passes_one():
+    """The bundled 2 TB scenarios: fits at 2.5 TB; at 1.5 TB every toucher waits for paging."""
+    from ssisim.cli import resolve_scenario
+    from ssisim.engine import Simulation, load_scenario
+
+    def run(name):
+        sim = Simulation(load_scenario(resolve_scenario(name)))
+        sim.run_until(300)
+        g, m = sim.guests["LNX2TB"], sim.members["Z16LPAR"]
+        before, din = g.units_total, m.counters.dasd_in
+        sim.run_until(400)
+        return (g.units_total - before) / 100, (m.counters.dasd_in - din) / 100, sim
+
+    fits, fits_in, _ = run("large/guest-2tb-2500g")
+    over, over_in, sim = run("large/guest-2tb-1500g")
+    assert fits_in == 0 and fits > 1e8, "2002 GB in 2.5 TB: memory speed, no paging"
+    assert over < 0.01 * fits, "I/R 1.33: throughput collapses"
+    assert over == pytest.approx(over_in, rel=0.05), "every page touched is a page read from DASD"
+    assert sim.verify() == []
