@@ -228,7 +228,13 @@ def validate_pausing() -> list[dict[str, Any]]:
                 seconds("SERVING", "WAS01"), 0.20, PAUSE_SOURCE),
         _within(case, "application server answers after CP BEGIN (s)", 3.0,
                 seconds("BEGIN", "WAS02", "serving_s"), 0.20, PAUSE_SOURCE),
-    ]
+    ] + [row for uid in ("SMALL1", "SMALL2", "SMALL3") for row in (
+        _row(case, f"768 MB guest {uid} suspends in 10 to 30 s (s)", "10 to 30",
+             seconds("SUSPENDED", uid) or -1.0,
+             10.0 <= (seconds("SUSPENDED", uid) or -1.0) <= 30.0, None, PAUSE_SOURCE,
+             rule="within the published range"),
+        _within(case, f"768 MB guest {uid} resumes in about 20 s (s)", 20.0,
+                seconds("SERVING", uid), 0.20, PAUSE_SOURCE))]
 
 
 def validate_large_guest() -> list[dict[str, Any]]:
