@@ -273,9 +273,55 @@ def cmd_charts(args: argparse.Namespace) -> int:
                                        out / "relocation-size-series.png", pub))
     written.append(charts.series_chart(link_rows, "ISFC link capacity factor",
                                        out / "relocation-link-series.png", invert=True))
+    from ssisim.engine._store import GUEST_COLUMNS
+
+    def guest_rows(sim: Any) -> list[dict[str, Any]]:
+        return [dict(zip(GUEST_COLUMNS, row)) for row in sim.samples_guest]
+
+    pause_runs = {"Linux suspend": guest_rows(run("pause/pause-suspend")),
+                  "CP STOP": guest_rows(run("pause/pause-stop"))}
+    phases = [(300, "pause"), (330, "standbys on"), (900, "standbys off"), (910, "resume")]
+    written.append(charts.pages_by_location(pause_runs, ["WAS01", "DB01"],
+                                            out / "pause-pages.png", phases))
+    written.append(charts.scheduling(pause_runs, ["WAS01", "DB01"], out / "pause-scheduling.png"))
+    large = {}
+    for gb in (2500, 2000, 1500):
+        sim = run(f"large/guest-2tb-{gb}g")
+        large[f"{gb / 1000:.1f} TB central"] = (
+            [dict(zip(MEMBER_COLUMNS, row)) for row in sim.samples_member], guest_rows(sim))
+        del sim
+    written.append(charts.large_guest(large, out / "large-guest-2tb.png"))
     for p in written:
         print(p)
     return 0
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size {text}: expected WIDTHxHEIGHT in pixels, e.g. 1600x1000") \
+            from None
+    if not (200 <= w <= 10000 and 200 <= h <= 10000):
+        raise UserError(f"--size {text}: width and height must be 200 to 10000 pixels")
+    return w, h
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    """Open the desktop app (Qt is imported here only, never by the rest of the CLI)."""
+    from ssisim import engine
+
+    scenario = engine.load_scenario(resolve_scenario(args.scenario or "demo"))
+    if args.run_until is not None and args.run_until < 0:
+        raise UserError(f"--run-until {args.run_until:g}: must be 0 or more seconds")
+    size = _size(args.size) if args.size else None
+    try:
+        from ssisim.app.main import run_gui
+    except ImportError as e:
+        raise UserError(f"the desktop app needs PySide6 and pyqtgraph ({e}); install them with "
+                        "pip install 'ssisim[gui]'") from None
+    return run_gui(scenario, run_until=args.run_until, screenshot=args.screenshot, size=size,
+                   speed=args.speed, select=args.select, theme=args.theme)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -331,6 +377,20 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--only", metavar="NAME", action="append",
                    help="run only this validation (repeatable)")
     v.set_defaults(fn=cmd_validate)
+
+    g = sub.add_parser("gui", help="open the desktop app on a scenario (default: the demo)")
+    g.add_argument("scenario", nargs="?", help="scenario file, or the name of a bundled scenario")
+    g.add_argument("--run-until", type=float, metavar="SECONDS",
+                   help="run until this simulated time, then pause")
+    g.add_argument("--screenshot", metavar="PATH",
+                   help="with --run-until: save the window as PNG at that time, then exit")
+    g.add_argument("--size", metavar="WxH", help="window size in pixels (default 1600x1000)")
+    g.add_argument("--speed", choices=["1x", "10x", "100x", "max"],
+                   help="speed of the simulated clock")
+    g.add_argument("--select", metavar="USERID", help="show this guest in the guest detail")
+    g.add_argument("--theme", choices=["system", "light", "dark"],
+                   help="colours for this run (the saved preference is not changed)")
+    g.set_defaults(fn=cmd_gui)
     return p
 
 
