@@ -452,26 +452,16 @@ class Simulation:
                     out,
                 )
                 touches = int(out[K.T_TOUCHES])
-                new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
                 cur[0] = int(out[K.T_CURSOR])
                 cur[1] = int(out[K.T_NEXT])
-                g.n_cen += new + xin + din
-                g.n_xst -= xin
-                g.n_dsd -= din
-                m.resident += new + xin + din
-                m.xstor_used -= xin
-                io_left[0] -= din
-                for c in (g.counters, m.counters):
-                    c.new += new
-                    c.xstor_in += xin
-                    c.dasd_in += din
+                faults = self._account_touches(m, g, io_left)
                 units += touches * r.units_per_touch
                 cpu_used += out[K.T_CPU_S] / speed
                 budget_cpu -= out[K.T_CPU_S]
                 budget_wall -= out[K.T_WALL_S]
                 cover -= int(out[K.T_COVERED])
                 stop = int(out[K.T_STOP])
-                if stop in (K.STOP_DONE, K.STOP_BUDGET) and new + xin + din == 0 \
+                if stop in (K.STOP_DONE, K.STOP_BUDGET) and faults == 0 \
                         and g.n_cen == g.instantiated and self.defer_touches \
                         and g.settled.get(key) != g.page_gen \
                         and K.region_resident(g.planes, r.lo, r.hi):
@@ -501,6 +491,11 @@ class Simulation:
         K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
                        NEW_PAGE_S, XSTOR_FAULT_S, wait, DASD_FAULT_CPU_S, m.free_frames,
                        int(io_left[0]), g.relocating, g.rng, out)
+        self._account_touches(m, g, io_left)
+
+    def _account_touches(self, m: Member, g: Guest, io_left: list[float]) -> int:
+        """Book the pages the last touch kernel brought in; returns how many it did."""
+        out = self._touch_out
         new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
         g.n_cen += new + xin + din
         g.n_xst -= xin
@@ -512,6 +507,7 @@ class Simulation:
             c.new += new
             c.xstor_in += xin
             c.dasd_in += din
+        return new + xin + din
 
     def run_guest_until(self, g: Guest, t: float) -> None:
         """Run a guest's workload from where it stands in the current step up to time ``t``.

@@ -205,34 +205,32 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    """Run the benchmarks and report each against its target."""
-    from ssisim.engine import _bench
-
+def _measure(args: argparse.Namespace, run: Any, fmt: Any, ok: Any) -> int:
+    """Run benchmarks or validations, write JSON if asked, print the table, exit 0 if all hold."""
     try:
-        results = _bench.run_all(only=args.only, log=lambda s: print(s, file=sys.stderr))
-    except ValueError as e:
+        results = run(only=args.only, log=lambda s: print(s, file=sys.stderr))
+    except ValueError as e:  # an unknown --only name
         raise UserError(str(e)) from None
     if args.json:
         _write_json(results, args.json)
     if args.json != "-":
-        print(_bench.format_results(results))
-    return 0 if all(r["ok"] for r in results["benchmarks"]) else 1
+        print(fmt(results))
+    return 0 if ok(results) else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Run the benchmarks and report each against its target."""
+    from ssisim.engine import _bench
+
+    return _measure(args, _bench.run_all, _bench.format_results,
+                    lambda r: all(b["ok"] for b in r["benchmarks"]))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Run the reference scenarios and compare with the published measurements."""
     from ssisim.engine import _validate
 
-    try:
-        res = _validate.validate(only=args.only, log=lambda s: print(s, file=sys.stderr))
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    if args.json:
-        _write_json(res, args.json)
-    if args.json != "-":
-        print(_validate.format_validation(res))
-    return 0 if res["ok"] else 1
+    return _measure(args, _validate.validate, _validate.format_validation, lambda r: r["ok"])
 
 
 def cmd_charts(args: argparse.Namespace) -> int:
