@@ -9,10 +9,10 @@ QT_LIBS := libglib2.0-0 libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfr
 	libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 \
 	libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 libgomp1
 
-.PHONY: run test setup setup-test syslibs bench validate docs-charts lint clean
+.PHONY: run test setup setup-test syslibs bench validate docs-charts screenshots lint clean
 
 run: setup syslibs
-	$(BIN)/ssisim run demo
+	$(BIN)/ssisim gui
 
 test: setup-test syslibs
 	PYTHONPATH=. $(BIN)/lint-imports
@@ -29,6 +29,15 @@ validate: setup
 # The charts in docs/, drawn headless by the tool itself.
 docs-charts: setup
 	$(BIN)/ssisim charts --out docs/img
+
+# The desktop app's screenshots in docs/, rendered offscreen by the app itself.
+screenshots: setup syslibs
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
+		--theme light --screenshot docs/img/gui-relocation.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 70 \
+		--theme light --screenshot docs/img/gui-relocation-throttled.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui overcommit --run-until 900 --select IDLE02 \
+		--theme light --screenshot docs/img/gui-paging.png
 
 # The venv, rebuilt when pyproject.toml changes.
 $(BIN)/python:

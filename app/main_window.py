@@ -1,0 +1,573 @@
+"""The main window: the cluster in the middle, relocation, console, plots and events in docks.
+
+It owns the simulation worker and the redraw timer. Every gesture becomes command text that
+goes to the console and the worker; nothing here touches the ``Simulation`` itself.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QToolBar,
+    QWidget,
+)
+from ssisim.engine import ScenarioConfig, ScenarioError, load_scenario, record_session
+
+from . import preferences as prefs_io
+from .cluster_view import ClusterView
+from .commands import relocate_command
+from .completion import CommandHistory
+from .console import Console
+from .event_log import EventLog
+from .guest_detail import GuestDetail
+from .guest_menu import build_guest_menu
+from .mailbox import Mailbox
+from .member_plots import MemberPlots
+from .model import SessionModel
+from .pacing import SPEEDS
+from .preferences import Preferences
+from .preferences_dialog import PreferencesDialog
+from .relocate_dialog import RelocateDialog
+from .relocation_panel import RelocationPanel
+from .theme import apply_theme
+from .worker import SimWorker
+from .workload_dialog import WorkloadDialog
+
+#: Redraw period (ms): 40 redraws a second at most, whatever the simulation's speed.
+REDRAW_MS = 25
+
+SHORTCUTS = (
+    ("Space", "run / pause the simulated clock"),
+    ("F10", "one step, then pause"),
+    ("Ctrl+1 ... Ctrl+4", "speed 1x, 10x, 100x, as fast as possible"),
+    ("Ctrl+L", "type a command in the console"),
+    ("Ctrl+R", "start the scenario again from the beginning"),
+    ("Ctrl+O / Ctrl+S", "open a scenario / save it"),
+    ("Ctrl+Shift+S", "record the session as a scenario"),
+    ("Shift while dropping", "ask for the relocation options"),
+)
+
+
+def _fmt_clock(t: float) -> str:
+    s = int(t)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+class MainWindow(QMainWindow):
+    """The desktop app's window for one scenario at a time.
+
+    Parameters
+    ----------
+    scenario : ScenarioConfig
+        The scenario to simulate.
+    settings : QSettings, optional
+        Where preferences and the window layout are kept; None keeps nothing (screenshots).
+    start_worker : bool
+        Start the simulation thread now (tests may want to connect to it first).
+    """
+
+    def __init__(self, scenario: ScenarioConfig, settings: QSettings | None = None,
+                 start_worker: bool = True) -> None:
+        super().__init__()
+        self.scenario = scenario
+        self.settings = settings
+        self.prefs: Preferences = prefs_io.load(settings) if settings is not None \
+            else Preferences()
+        apply_theme(self.prefs.theme)
+        self.model = SessionModel()
+        self.mailbox = Mailbox()
+        self.worker = SimWorker(scenario, self.mailbox)
+        self.worker.pause_at_end = self.prefs.pause_at_end
+        self.history = CommandHistory(self.prefs.console_history)
+        self._speed_marks: list[tuple[float, float]] = []
+        self._dialogs: list[QDialog] = []
+        self._closed = False
+        self.setWindowTitle(f"ssisim - {scenario.name}")
+
+        self.cluster = ClusterView(self.model)
+        self.setCentralWidget(self.cluster)
+        self.relocation = RelocationPanel(self.model)
+        self.console = Console(self.model, self.history)
+        self.events = EventLog(self.model)
+        self.members = MemberPlots(self.model)
+        self.detail = GuestDetail(self.model)
+        self.docks: dict[str, QDockWidget] = {}
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
+        self.setCorner(Qt.Corner.TopRightCorner, right)
+        self._dock("relocation", "Relocation", self.relocation, right)
+        self._dock("console", "CP console", self.console, right)
+        self._dock("events", "Events", self.events, right)
+        self._dock("members", "Members over time", self.members, bottom)
+        self._dock("guest", "Guest detail", self.detail, bottom)
+        self.tabifyDockWidget(self.docks["console"], self.docks["events"])
+        self.tabifyDockWidget(self.docks["members"], self.docks["guest"])
+        self.docks["console"].raise_()
+        self.docks["members"].raise_()
+        self._build_actions()
+        self.statusBar()
+        self.compile_label = QLabel("")
+        self.speed_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.speed_label)
+        self.statusBar().addPermanentWidget(self.compile_label)
+
+        self.cluster.relocate_requested.connect(self.relocate)
+        self.cluster.menu_requested.connect(self.show_guest_menu)
+        self.console.command_entered.connect(lambda text: self.issue(text))
+        self.worker.warmup_started.connect(self._compiling)
+        self.worker.warmup_finished.connect(self._compiled)
+        self.worker.paused.connect(self._paused)
+        self.worker.failed.connect(self._failed)
+        self.model.selection_changed.connect(self._selected)
+        self._single_layout = False
+        self._reloc_was_visible = True
+        self.model.reset.connect(self._fit_docks_to_scenario)
+
+        self.resize(1600, 1000)
+        self._laid_out = self._restore_layout()
+        self.set_speed(self.prefs.speed)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self.redraw)
+        self.timer.start()
+        if start_worker:
+            self.worker.start()
+
+    # -- building ------------------------------------------------------------------------------
+    def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> None:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{name}")
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        self.docks[name] = dock
+
+    def _action(self, text: str, slot: Any, shortcut: str | None = None,
+                tip: str | None = None) -> QAction:
+        act = QAction(text, self)
+        act.triggered.connect(slot)
+        if shortcut:
+            act.setShortcut(QKeySequence(shortcut))
+            act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if tip:
+            act.setToolTip(tip + (f" ({shortcut})" if shortcut else ""))
+            act.setStatusTip(tip)
+        self.addAction(act)
+        return act
+
+    def _build_actions(self) -> None:
+        a = self._action
+        self.act_open = a("&Open scenario...", self.open_scenario, "Ctrl+O",
+                          "Open a scenario file")
+        self.act_save = a("&Save scenario as...", self.save_scenario, "Ctrl+S",
+                          "Save the scenario as it was loaded")
+        self.act_record = a("&Record session...", self.record_session_dialog, "Ctrl+Shift+S",
+                            "Save the scenario plus every command issued here, at its "
+                            "simulated time: `ssisim run` replays it to the same results")
+        self.act_quit = a("&Quit", lambda: self.close(), "Ctrl+Q")
+        self.act_run = a("Run", self.toggle_run, "Space", "Run or pause the simulated clock")
+        self.act_step = a("Step", self.step, "F10", "Advance one step and pause")
+        self.act_reset = a("Reset", self.reset, "Ctrl+R",
+                           "Start the scenario again from the beginning (paused)")
+        self.act_console = a("Focus console", self.focus_console, "Ctrl+L",
+                             "Type a CP command")
+        self.act_prefs = a("Preferences...", self.edit_preferences, None)
+        self.act_keys = a("Keyboard shortcuts", self.show_shortcuts, None)
+        self.act_about = a("About ssisim", self.show_about, None)
+
+        self.speed = QComboBox()
+        self.speed.addItems(list(SPEEDS))
+        self.speed.setToolTip("Simulated seconds per wall second; max runs as fast as the "
+                              "machine allows")
+        self.speed.currentTextChanged.connect(self.set_speed)
+        self.speed_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)
+        for i, label in enumerate(SPEEDS):
+            act = a(f"Speed {label}", lambda _c=False, lab=label: self.set_speed(lab),
+                    f"Ctrl+{i + 1}")
+            act.setCheckable(True)
+            group.addAction(act)
+            self.speed_actions[label] = act
+        self.clock = QLabel("t = 0 s")
+        self.clock.setToolTip("Simulated time since the scenario started")
+        self.clock.setMinimumWidth(210)
+
+        tb = QToolBar("Simulation")
+        tb.setObjectName("toolbar_sim")
+        for act in (self.act_open, self.act_save, self.act_record):
+            tb.addAction(act)
+        tb.addSeparator()
+        for act in (self.act_run, self.act_step):
+            tb.addAction(act)
+        tb.addWidget(QLabel(" Speed "))
+        tb.addWidget(self.speed)
+        tb.addAction(self.act_reset)
+        tb.addSeparator()
+        tb.addWidget(self.clock)
+        self.addToolBar(tb)
+
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        for act in (self.act_open, self.act_save, self.act_record):
+            m.addAction(act)
+        m.addSeparator()
+        m.addAction(self.act_quit)
+        m = mb.addMenu("&Simulation")
+        for act in (self.act_run, self.act_step, self.act_reset):
+            m.addAction(act)
+        sm = m.addMenu("Speed")
+        for act in self.speed_actions.values():
+            sm.addAction(act)
+        m = mb.addMenu("&View")
+        for dock in self.docks.values():
+            m.addAction(dock.toggleViewAction())
+        m.addSeparator()
+        m.addAction(self.act_console)
+        m.addAction(self.act_prefs)
+        m = mb.addMenu("&Help")
+        m.addAction(self.act_keys)
+        m.addAction(self.act_about)
+
+    # -- layout and preferences ----------------------------------------------------------------
+    def _restore_layout(self) -> bool:
+        """The layout saved last time; False when there is none."""
+        if self.settings is None:
+            return False
+        geo = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geo, QByteArray | bytes):
+            self.restoreGeometry(geo)
+        if isinstance(state, QByteArray | bytes):
+            return bool(self.restoreState(state))
+        return False
+
+    def default_layout(self) -> None:
+        """Dock sizes in proportion to the window: relocation and console on the right, the
+        plots below the cluster."""
+        w, h = self.width(), self.height()
+        self.resizeDocks([self.docks["relocation"]], [int(w * 0.42)], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["relocation"], self.docks["console"]],
+                         [int(h * 0.6), int(h * 0.4)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["members"]], [int(h * 0.4)], Qt.Orientation.Vertical)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Lay the docks out for the window's size the first time it is shown."""
+        super().showEvent(event)
+        if not self._laid_out:
+            self._laid_out = True
+            self.default_layout()
+
+    def save_settings(self) -> None:
+        """Keep the layout and the preferences for next time."""
+        if self.settings is None:
+            return
+        self.prefs.console_history = list(self.history.items)
+        prefs_io.save(self.settings, self.prefs)
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()
+
+    def edit_preferences(self) -> None:
+        """Open the preferences dialog."""
+        dlg = PreferencesDialog(self.prefs, self)
+        dlg.accepted.connect(lambda: self.apply_preferences(dlg.result_preferences()))
+        self._keep(dlg)
+        dlg.open()
+
+    def apply_preferences(self, p: Preferences) -> None:
+        """Use new preferences now (theme, options on drop, pause at end)."""
+        theme_changed = p.theme != self.prefs.theme
+        self.prefs = p
+        self.worker.pause_at_end = p.pause_at_end
+        if theme_changed:
+            apply_theme(p.theme)
+            self.restyle()
+        self.save_settings()
+
+    def restyle(self) -> None:
+        """Redraw the plots in the colours of the current palette."""
+        self.relocation.restyle()
+        self.members.restyle()
+        self.detail.restyle()
+
+    def _keep(self, w: QDialog) -> None:
+        # non-modal dialogs must outlive this call; forget them once closed
+        self._dialogs.append(w)
+        w.finished.connect(lambda _r: self._dialogs.remove(w) if w in self._dialogs else None)
+
+    # -- the clock -----------------------------------------------------------------------------
+    def toggle_run(self) -> None:
+        """Run if paused, pause if running."""
+        if self.model.running:
+            self.worker.pause_clock()
+            self.model.running = False
+        else:
+            self.worker.run_clock()
+            self.model.running = True
+        self._show_running()
+
+    def step(self) -> None:
+        """One step of simulated time, then pause."""
+        self.worker.step_clock()
+        self.model.running = False
+        self._show_running()
+
+    def set_speed(self, label: str) -> None:
+        """``1x``, ``10x``, ``100x`` or ``max``."""
+        if label not in SPEEDS:
+            return
+        self.prefs.speed = label
+        self.worker.set_speed(SPEEDS[label])
+        if self.speed.currentText() != label:
+            self.speed.blockSignals(True)
+            self.speed.setCurrentText(label)
+            self.speed.blockSignals(False)
+        self.speed_actions[label].setChecked(True)
+        self._speed_marks.clear()
+
+    def reset(self) -> None:
+        """Start the scenario afresh (paused)."""
+        self.worker.reset(self.scenario)
+        self.model.running = False
+        self._show_running()
+
+    def _show_running(self) -> None:
+        self.act_run.setText("Pause" if self.model.running else "Run")
+
+    # -- redraw --------------------------------------------------------------------------------
+    def redraw(self) -> bool:
+        """Apply the latest frame, if any (the redraw timer calls this); True when applied."""
+        frame = self.mailbox.take()
+        if frame is None:
+            return False
+        # the worker waits while the frame is applied and painted (posted paint events run
+        # before the zero timer that says the window is idle again)
+        self.worker.gui_idle.clear()
+        QTimer.singleShot(0, self.worker.gui_idle.set)
+        self.model.apply(frame)
+        t = frame.snapshot.t_s
+        self.clock.setText(f"t = {t:,.0f} s  ({_fmt_clock(t)})")
+        self._show_running()
+        now = time.monotonic()
+        if frame.running:
+            self._speed_marks.append((now, t))
+            while len(self._speed_marks) > 2 and now - self._speed_marks[0][0] > 2.0:
+                self._speed_marks.pop(0)
+            (w0, s0), (w1, s1) = self._speed_marks[0], self._speed_marks[-1]
+            if w1 - w0 > 0.3:
+                self.speed_label.setText(f"{(s1 - s0) / (w1 - w0):,.0f} sim s per s")
+        else:
+            self._speed_marks.clear()
+            self.speed_label.setText("paused")
+        return True
+
+    # -- worker signals ------------------------------------------------------------------------
+    def _compiling(self) -> None:
+        self.compile_label.setText("compiling\u2026")
+        self.compile_label.setToolTip("The simulation kernels are being compiled (or loaded "
+                                      "from the cache); commands wait until they are ready.")
+
+    def _compiled(self, seconds: float) -> None:
+        self.compile_label.setText("ready")
+        self.compile_label.setToolTip(f"Kernels ready after {seconds:.1f} s")
+        self.statusBar().showMessage(f"Kernels ready in {seconds:.1f} s", 4000)
+
+    def _paused(self, t: float, reason: str) -> None:
+        self.model.running = False
+        self._show_running()
+        if reason == "end":
+            self.statusBar().showMessage(
+                f"Paused at the scenario's end (t = {t:g} s); Run continues.", 8000)
+
+    def _failed(self, text: str) -> None:
+        self.model.running = False
+        self._show_running()
+        self.console._append("The simulation stopped with an internal error:", "#d9453b")
+        for line in text.rstrip().splitlines():
+            self.console._append(line, "#d9453b")
+        self.statusBar().showMessage("The simulation stopped with an internal error; see the "
+                                     "console", 0)
+
+    def _fit_docks_to_scenario(self) -> None:
+        """A single member has nowhere to relocate to: its relocation panel gives way to the
+        guest detail, next to the console (and back again for a scenario with more members)."""
+        single = len(self.model.member_names()) < 2
+        reloc, guest = self.docks["relocation"], self.docks["guest"]
+        if single and not self._single_layout:
+            self._single_layout = True
+            self._reloc_was_visible = not reloc.isHidden()
+            reloc.hide()
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, guest,
+                               Qt.Orientation.Vertical)
+            guest.show()
+            self.docks["members"].raise_()
+            h = self.height()
+            self.resizeDocks([self.docks["console"], guest], [int(h * 0.45), int(h * 0.55)],
+                             Qt.Orientation.Vertical)
+        elif not single and self._single_layout:
+            self._single_layout = False
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, guest)
+            self.tabifyDockWidget(self.docks["members"], guest)
+            self.docks["members"].raise_()
+            if self._reloc_was_visible:
+                reloc.show()
+
+    def _selected(self, userid: str | None) -> None:
+        if userid:
+            self.docks["guest"].show()
+            self.docks["guest"].raise_()
+
+    # -- commands ------------------------------------------------------------------------------
+    def issue(self, command: str, source: str = "") -> int:
+        """Show a command in the console and send it to the simulation; returns its request id."""
+        self.console.echo(command, source)
+        return self.worker.submit(command)
+
+    def relocate(self, userid: str, member: str, ask: bool = False) -> None:
+        """Relocate ``userid`` to ``member``; with ``ask`` (or the preference) show the options."""
+        if ask or self.prefs.ask_relocation_options:
+            self.open_relocate_dialog(userid, member)
+            return
+        self.issue(relocate_command(userid, member), "drag")
+
+    def open_relocate_dialog(self, userid: str, member: str) -> RelocateDialog:
+        """Ask for the relocation options; the command is issued when the dialog is accepted."""
+        dlg = RelocateDialog(userid, self.model.member_names(), member,
+                             self.prefs.ask_relocation_options, self)
+
+        def done() -> None:
+            self.prefs.ask_relocation_options = dlg.ask.isChecked()
+            self.issue(dlg.command(), "options dialog")
+
+        dlg.accepted.connect(done)
+        self._keep(dlg)
+        dlg.open()
+        return dlg
+
+    def edit_workload(self, userid: str) -> WorkloadDialog:
+        """Open the workload dialog for a guest."""
+        g = self.model.guest(userid)
+        dlg = WorkloadDialog(userid, g.workload if g is not None else "", self)
+        dlg.accepted.connect(lambda: self.issue(dlg.command(), "workload dialog"))
+        self._keep(dlg)
+        dlg.open()
+        return dlg
+
+    def guest_menu(self, userid: str) -> Any:
+        """The context menu of a guest (built fresh from the latest snapshot)."""
+        g = self.model.guest(userid)
+        member = g.member if g is not None else None
+        return build_guest_menu(
+            self, userid, member, self.model.state_of(userid), self.model.member_names(),
+            self.model.active_relocation(userid) is not None,
+            issue=lambda text: self.issue(text, "menu"), relocate=self.relocate,
+            edit_workload=self.edit_workload, show_detail=self.model.select)
+
+    def show_guest_menu(self, userid: str, pos: QPoint) -> None:
+        """Pop up a guest's context menu."""
+        self.model.select(userid)
+        self.guest_menu(userid).popup(pos)
+
+    def focus_console(self) -> None:
+        """Put the cursor in the console's command line."""
+        self.docks["console"].show()
+        self.docks["console"].raise_()
+        self.console.line.setFocus()
+
+    # -- files ---------------------------------------------------------------------------------
+    def _dir(self) -> str:
+        return self.prefs.last_dir or str(Path.cwd())
+
+    def open_scenario(self) -> None:
+        """Choose a scenario file and start it (paused)."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", self._dir(),
+                                              "Scenarios (*.toml);;All files (*)")
+        if path:
+            self.load_scenario_file(path)
+
+    def load_scenario_file(self, path: str) -> bool:
+        """Load a scenario file and start it; a message box explains a bad file."""
+        try:
+            sc = load_scenario(path)
+        except ScenarioError as e:
+            QMessageBox.warning(self, "Scenario not loaded", str(e))
+            return False
+        self.prefs.last_dir = str(Path(path).parent)
+        self.scenario = sc
+        self.setWindowTitle(f"ssisim - {sc.name}")
+        self.worker.reset(sc)
+        self.model.running = False
+        self._show_running()
+        return True
+
+    def save_scenario(self) -> None:
+        """Save the scenario as it was loaded (its text)."""
+        path, _ = QFileDialog.getSaveFileName(self, "Save scenario", self._dir(),
+                                              "Scenarios (*.toml)")
+        if path:
+            Path(path).write_text(self.scenario.source_text)
+            self.statusBar().showMessage(f"Saved {path}", 4000)
+
+    def session_text(self, timeout_s: float = 10.0) -> str:
+        """The session so far as scenario text (``record_session``, run on the worker)."""
+        return str(self.worker.call(record_session).result(timeout=timeout_s))
+
+    def record_session_dialog(self) -> None:
+        """Save the session as a scenario file that ``ssisim run`` replays."""
+        try:
+            text = self.session_text()
+        except FutureTimeout:
+            QMessageBox.warning(self, "Not recorded", "The simulation did not answer in time.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Record session", self._dir(),
+                                              "Scenarios (*.toml)")
+        if path:
+            Path(path).write_text(text)
+            self.prefs.last_dir = str(Path(path).parent)
+            self.statusBar().showMessage(f"Session recorded to {path}; replay it with "
+                                         f"`ssisim run {path}`", 8000)
+
+    # -- help ----------------------------------------------------------------------------------
+    def show_shortcuts(self) -> None:
+        """List the keyboard shortcuts."""
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        QMessageBox.information(self, "Keyboard shortcuts", f"<table>{rows}</table>")
+
+    def show_about(self) -> None:
+        """What this is."""
+        QMessageBox.about(self, "About ssisim",
+                          "ssisim: a page-level simulator of z/VM SSI clusters, paging and "
+                          "Live Guest Relocation. The window is a view of the engine: every "
+                          "gesture is a CP command, shown in the console.")
+
+    # -- closing -------------------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """Stop the redraw timer and the worker thread (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.timer.stop()
+        self.worker.stop()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Keep the layout, stop the simulation."""
+        self.save_settings()
+        self.shutdown()
+        super().closeEvent(event)

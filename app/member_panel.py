@@ -1,0 +1,183 @@
+"""One member of the cluster: CPU load, storage tiers and its guests' tiles; a drop target."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDropEvent,
+    QFont,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+from ssisim.engine import MemberSnapshot, format_size
+
+from .flow_layout import FlowLayout
+from .glossary import TERMS
+from .guest_tile import MIME_GUEST, GuestTile
+from .theme import TIER_COLOURS
+from .tier_bar import TierBar
+
+
+def _pct(used: float, total: float) -> float:
+    return 100.0 * used / total if total else 0.0
+
+
+class MemberPanel(QFrame):
+    """A member: name, CPU, central / XSTOR / paging gauges, and a tile per guest on it.
+
+    Dropping a guest tile here relocates the guest to this member.
+    """
+
+    #: ``(userid, member, ask_options)``: a guest was dropped here; ``ask_options`` when Shift
+    #: was held.
+    guest_dropped = Signal(str, str, bool)
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self.setObjectName("memberPanel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAcceptDrops(True)
+        self.setToolTip(f"{name}: {TERMS['member']} Drop a guest here to relocate it to {name}.")
+        self._drop_ok = False
+        self.tiles: list[GuestTile] = []
+
+        title = QLabel(name)
+        f = QFont(title.font())
+        f.setBold(True)
+        f.setPointSizeF(f.pointSizeF() * 1.25)
+        title.setFont(f)
+        self.cpu = TierBar("CPU", TIER_COLOURS["cpu"])
+        self.cpu.setToolTip(TERMS["cpu"])
+        head = QHBoxLayout()
+        head.addWidget(title)
+        head.addWidget(self.cpu, 1)
+        self.central = TierBar("Central", TIER_COLOURS["central"])
+        self.central.setToolTip(TERMS["central"])
+        self.xstor = TierBar("XSTOR", TIER_COLOURS["xstor"])
+        self.xstor.setToolTip(TERMS["xstor"])
+        self.paging = TierBar("Paging slots", TIER_COLOURS["dasd"], mark=0.5)
+        self.paging.setToolTip(TERMS["paging"] + " The dotted mark is 50 %.")
+
+        self._area = QWidget()
+        self._area.setObjectName("tileArea")
+        self._flow = FlowLayout(self._area)
+        scroll = QScrollArea()
+        scroll.setWidget(self._area)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._scroll = scroll
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 8, 8, 8)
+        lay.setSpacing(4)
+        lay.addLayout(head)
+        lay.addWidget(self.central)
+        lay.addWidget(self.xstor)
+        lay.addWidget(self.paging)
+        lay.addWidget(scroll, 1)
+
+    # -- data ----------------------------------------------------------------------------------
+    def update_from(self, m: MemberSnapshot) -> None:
+        """Show the member's CPU and storage tiers."""
+        self.cpu.set_value(m.cpu_pct / 100.0, f"{m.cpu_pct:.0f}%")
+        self.central.set_value(m.resident / m.frames if m.frames else 0.0,
+                               f"{format_size(m.resident)} / {format_size(m.frames)}  "
+                               f"{_pct(m.resident, m.frames):.0f}%")
+        if m.xstor_total:
+            self.xstor.set_value(m.xstor_used / m.xstor_total,
+                                 f"{format_size(m.xstor_used)} / {format_size(m.xstor_total)}  "
+                                 f"{_pct(m.xstor_used, m.xstor_total):.0f}%")
+        else:
+            self.xstor.set_value(0.0, "none")
+        if m.slots_total:
+            self.paging.set_value(m.slots_used / m.slots_total,
+                                  f"{format_size(m.slots_used)} / {format_size(m.slots_total)}  "
+                                  f"{_pct(m.slots_used, m.slots_total):.0f}%")
+        else:
+            self.paging.set_value(0.0, "none")
+
+    def set_tiles(self, tiles: list[GuestTile]) -> None:
+        """Show exactly these tiles, in this order (re-lays out only when they change)."""
+        if tiles == self.tiles:
+            return
+        for t in self.tiles:
+            if t not in tiles:
+                self._flow.removeWidget(t)
+        while self._flow.count():
+            self._flow.takeAt(0)
+        for t in tiles:
+            if t.parent() is not self._area:
+                t.setParent(self._area)
+            self._flow.addWidget(t)
+            t.show()
+        self.tiles = list(tiles)
+        self._flow.invalidate()
+        self._area.updateGeometry()
+
+    def has_guest(self, userid: str) -> bool:
+        """True when the guest's (non-incoming) tile is on this member."""
+        return any(t.userid == userid and not t.incoming for t in self.tiles)
+
+    # -- drops ---------------------------------------------------------------------------------
+    def _set_drop_highlight(self, on: bool) -> None:
+        if on != self._drop_ok:
+            self._drop_ok = on
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The frame, and a highlight while a guest is dragged over the member."""
+        super().paintEvent(event)
+        if self._drop_ok:
+            p = QPainter(self)
+            p.setPen(QPen(self.palette().color(QPalette.ColorRole.Highlight), 3))
+            p.drawRoundedRect(self.rect().adjusted(2, 2, -2, -2), 6, 6)
+            p.end()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept a guest from another member."""
+        md = event.mimeData()
+        if md.hasFormat(MIME_GUEST):
+            userid = bytes(md.data(MIME_GUEST).data()).decode()
+            if not self.has_guest(userid):
+                event.setDropAction(Qt.DropAction.MoveAction)
+                event.accept()
+                self._set_drop_highlight(True)
+                return
+        event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        """Drop the highlight."""
+        self._set_drop_highlight(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Relocate the dropped guest here (Shift held: ask for the options first)."""
+        self._set_drop_highlight(False)
+        md = event.mimeData()
+        if not md.hasFormat(MIME_GUEST):
+            event.ignore()
+            return
+        userid = bytes(md.data(MIME_GUEST).data()).decode()
+        if self.has_guest(userid):
+            event.ignore()
+            return
+        event.setDropAction(Qt.DropAction.MoveAction)
+        event.accept()
+        ask = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.guest_dropped.emit(userid, self.name, ask)

@@ -1,0 +1,382 @@
+"""The simulation worker: the only thread that touches the ``Simulation``.
+
+It advances the simulated clock at the chosen pace, issues the window's commands between steps
+(as timeline entries at the current time, so a command typed while a SYNC relocation holds the
+console waits, exactly as in a headless replay), and publishes immutable frames to a
+``Mailbox`` that the window reads on its redraw timer. Rare happenings (compiling done, paused
+at a target, a failure) are Qt signals.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+from ssisim.engine import (
+    Event,
+    ScenarioConfig,
+    Simulation,
+    Snapshot,
+    TimelineEntry,
+    warmup_kernels,
+)
+
+from .frames import ConsoleItem, Sample, SampleBuilder, copy_event
+from .mailbox import Mailbox
+from .pacing import Pacer
+
+#: Longest stretch of stepping between two looks at the command queue and two publications
+#: (wall seconds): bounds how long a drop waits before its command runs.
+CHUNK_WALL_S = 0.012
+#: Pause after each chunk while running flat out (wall seconds), so the window gets the GIL.
+YIELD_WALL_S = 0.002
+#: Longest wait for the window to finish a redraw before stepping on regardless (wall seconds).
+GUI_WAIT_S = 0.05
+
+
+#: How much nicer than the window the simulation thread is (Linux nice steps): when the
+#: machine is busy the window gets the CPU first; alone, the simulation runs at full speed.
+NICE_STEPS = 5
+
+
+def _lower_thread_priority() -> None:
+    """Make the calling thread yield the CPU to the window's thread under contention."""
+    if hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
+        try:  # on Linux a thread is a task of its own: this renices only this thread
+            tid = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + NICE_STEPS)
+        except OSError:
+            pass  # not allowed here: run at the same priority
+
+
+@dataclass(frozen=True)
+class _Msg:
+    kind: str
+    payload: Any = None
+
+
+@dataclass
+class _Request:
+    request_id: int
+    text: str
+    t_s: float
+    waiting: bool = False
+
+
+class SimWorker(QThread):
+    """Runs one simulation at a time in its own thread.
+
+    Parameters
+    ----------
+    scenario : ScenarioConfig
+        The scenario to simulate.
+    mailbox : Mailbox
+        Where frames are published for the window.
+    """
+
+    #: Kernel compilation (or loading from the cache) started.
+    warmup_started = Signal()
+    #: Kernel compilation finished after this many wall seconds.
+    warmup_finished = Signal(float)
+    #: The clock stopped by itself at this simulated time; the reason is ``target`` (a time
+    #: asked for with ``run_to``) or ``end`` (the scenario's duration).
+    paused = Signal(float, str)
+    #: The simulation raised; the text is the traceback. The clock is paused.
+    failed = Signal(str)
+
+    def __init__(self, scenario: ScenarioConfig, mailbox: Mailbox) -> None:
+        super().__init__()
+        self.mailbox = mailbox
+        self._scenario = scenario
+        self._inbox: queue.Queue[_Msg] = queue.Queue()
+        self._next_id = 0
+        self.pause_at_end = True
+        # everything below belongs to the worker thread once it runs
+        self._sim: Simulation | None = None
+        self._generation = 0
+        self._running = False
+        self._pacer = Pacer(1.0)
+        self._stop_at: float | None = None
+        self._end_reported = False
+        self._builder = SampleBuilder()
+        self._samples: list[Sample] = []
+        self._events: list[Event] = []
+        self._console: list[ConsoleItem] = []
+        self._seen_events = 0
+        self._seen_commands = 0
+        self._pending: deque[_Request] = deque()
+        self._snapshot: Snapshot | None = None
+        self._dirty = False
+        #: Cleared by the window while it applies a frame and paints it. A redraw calls into
+        #: Python many times (paint callbacks), each needing the GIL, which a stepping worker
+        #: holds: the worker waits between steps while this is clear, so a redraw is never
+        #: slowed to a crawl (tests/perf/gui_bench.py measures the effect).
+        self.gui_idle = threading.Event()
+        self.gui_idle.set()
+
+    # -- called from the main thread -----------------------------------------------------------
+    def submit(self, text: str) -> int:
+        """Issue a command at the current simulated time; returns its request id."""
+        self._next_id += 1
+        self._inbox.put(_Msg("command", (self._next_id, text)))
+        return self._next_id
+
+    def run_clock(self) -> None:
+        """Start (or continue) the clock at the chosen speed."""
+        self._inbox.put(_Msg("run"))
+
+    def pause_clock(self) -> None:
+        """Stop the clock after the current step."""
+        self._inbox.put(_Msg("pause"))
+
+    def step_clock(self) -> None:
+        """Advance one step and pause."""
+        self._inbox.put(_Msg("step"))
+
+    def set_speed(self, factor: float | None) -> None:
+        """Simulated seconds per wall second; None for as fast as the machine allows."""
+        self._inbox.put(_Msg("speed", factor))
+
+    def run_to(self, t_s: float) -> None:
+        """Run until simulated time ``t_s``, then pause and emit ``paused``."""
+        self._inbox.put(_Msg("run_to", float(t_s)))
+
+    def reset(self, scenario: ScenarioConfig | None = None) -> None:
+        """Start the simulation afresh, of the same scenario or of another one (paused)."""
+        self._inbox.put(_Msg("reset", scenario))
+
+    def call(self, fn: Callable[[Simulation], Any]) -> Future:
+        """Run ``fn(sim)`` on the worker thread between steps; its result arrives in the future.
+
+        For short questions (a session recording, a summary): the clock does not advance
+        while ``fn`` runs.
+        """
+        fut: Future = Future()
+        self._inbox.put(_Msg("call", (fn, fut)))
+        return fut
+
+    def stop(self, timeout_ms: int = 10_000) -> None:
+        """End the thread and wait for it."""
+        self._inbox.put(_Msg("stop"))
+        if self.isRunning():
+            self.wait(timeout_ms)
+
+    # -- the thread ----------------------------------------------------------------------------
+    def run(self) -> None:
+        """The thread: compile the kernels, build the simulation, then serve and step."""
+        _lower_thread_priority()
+        try:
+            self.warmup_started.emit()
+            t0 = time.perf_counter()
+            warmup_kernels()
+            self.warmup_finished.emit(time.perf_counter() - t0)
+            self._new_sim(self._scenario)
+            while True:
+                if not self._handle_messages(self._idle_wait()):
+                    return
+                if self._running:
+                    self._advance()
+                    if self._pacer.factor is None and self._running:
+                        time.sleep(YIELD_WALL_S)
+                if self._dirty:
+                    self._publish()
+        except Exception:  # noqa: BLE001 (the window shows it; the thread ends cleanly)
+            self.failed.emit(traceback.format_exc())
+
+    def _idle_wait(self) -> float | None:
+        """How long to block for a message: not at all while there are steps to take."""
+        if not self._running or self._sim is None:
+            return 0.25
+        wait = self._pacer.wait_s(self._sim.t, self._sim.step_s)
+        return min(wait, 0.05) if wait > 0 else 0.0
+
+    def _handle_messages(self, block_s: float | None) -> bool:
+        """Apply the messages waiting (blocking up to ``block_s`` for the first); False: stop."""
+        try:
+            msg = self._inbox.get(timeout=block_s) if block_s else self._inbox.get_nowait()
+        except queue.Empty:
+            return True
+        while True:
+            if not self._apply(msg):
+                return False
+            try:
+                msg = self._inbox.get_nowait()
+            except queue.Empty:
+                return True
+
+    def _apply(self, msg: _Msg) -> bool:
+        sim = self._sim
+        assert sim is not None
+        if msg.kind == "stop":
+            return False
+        if msg.kind == "command":
+            rid, text = msg.payload
+            self._command(rid, text)
+        elif msg.kind == "run":
+            self._running = True
+            self._pacer.restart(sim.t)
+        elif msg.kind == "pause":
+            self._running = False
+            self._stop_at = None
+        elif msg.kind == "step":
+            self._running = False
+            self._stop_at = None
+            self._step()
+            self._run_due()
+        elif msg.kind == "speed":
+            self._pacer.set_factor(msg.payload, sim.t)
+        elif msg.kind == "run_to":
+            self._stop_at = msg.payload
+            self._running = sim.t < msg.payload - 1e-9
+            self._pacer.restart(sim.t)
+            if not self._running:
+                self._dirty = True
+                self.paused.emit(sim.t, "target")
+        elif msg.kind == "reset":
+            self._new_sim(msg.payload or self._scenario)
+        elif msg.kind == "call":
+            fn, fut = msg.payload
+            if fut.set_running_or_notify_cancel():
+                try:
+                    fut.set_result(fn(sim))
+                except Exception as e:  # noqa: BLE001 (handed to whoever waits on it)
+                    fut.set_exception(e)
+            self._collect()
+        self._dirty = True
+        return True
+
+    # -- simulation ----------------------------------------------------------------------------
+    def _new_sim(self, scenario: ScenarioConfig) -> None:
+        self._scenario = scenario
+        self._sim = Simulation(scenario)
+        self._generation += 1
+        self._running = False
+        self._stop_at = None
+        self._end_reported = False
+        self._builder = SampleBuilder()
+        self._samples.clear()
+        self._events.clear()
+        self._console.clear()
+        self._seen_events = 0
+        self._seen_commands = 0
+        self._pending.clear()
+        self._pacer.restart(0.0)
+        self._run_due()  # the timeline's commands at t = 0 run before the first picture
+        self._dirty = True
+
+    def _step(self) -> None:
+        sim = self._sim
+        assert sim is not None
+        sim.step()
+        snap = sim.snapshot()
+        self._snapshot = snap
+        self._samples.append(self._builder.sample(snap))
+
+    def _run_due(self) -> None:
+        """Run the commands due now, without stepping, and collect what they produced."""
+        sim = self._sim
+        assert sim is not None
+        sim.run_until(sim.t)
+        self._collect()
+
+    def _advance(self) -> None:
+        """Step for up to ``CHUNK_WALL_S`` at the pace allowed, then return to the inbox."""
+        sim = self._sim
+        assert sim is not None
+        deadline = time.perf_counter() + CHUNK_WALL_S
+        allowed = self._pacer.allowed(sim.t)
+        stepped = False
+        try:
+            while self._running:
+                if self._stop_at is not None and sim.t >= self._stop_at - 1e-9:
+                    self._running = False
+                    self._stop_at = None
+                    self._run_due()
+                    self._publish()
+                    self.paused.emit(sim.t, "target")
+                    return
+                if self.pause_at_end and not self._end_reported and \
+                        sim.t >= self._scenario.duration_s - 1e-9 and self._stop_at is None:
+                    self._end_reported = True
+                    self._running = False
+                    self._run_due()
+                    self._publish()
+                    self.paused.emit(sim.t, "end")
+                    return
+                if sim.t + sim.step_s > allowed + 1e-9:
+                    break  # not due yet at this pace
+                self.gui_idle.wait(GUI_WAIT_S)
+                self._step()
+                stepped = True
+                if time.perf_counter() >= deadline or not self._inbox.empty():
+                    break
+        except Exception:  # noqa: BLE001 (reported to the window, which shows it)
+            self._running = False
+            self._dirty = True
+            self.failed.emit(traceback.format_exc())
+            return
+        if stepped:
+            self._run_due()
+            self._dirty = True
+
+    def _command(self, rid: int, text: str) -> None:
+        sim = self._sim
+        assert sim is not None
+        req = _Request(rid, text, sim.t)
+        self._pending.append(req)
+        sim.schedule(TimelineEntry(sim.t, text))
+        self._run_due()
+        if req in self._pending and sim.console_busy():
+            req.waiting = True
+            self._console.append(ConsoleItem(
+                "waiting", sim.t, text,
+                ("Waiting: a SYNC relocation holds the console; the command runs when it ends",),
+                0, rid, seq=len(sim.events) - 0.5))
+
+    def _collect(self) -> None:
+        """Copy the events that are new since the last look, and answer pending commands."""
+        sim = self._sim
+        assert sim is not None
+        new = sim.events[self._seen_events:]
+        self._seen_events = len(sim.events)
+        for e in new:
+            self._events.append(copy_event(e))
+            if e.kind != "COMMAND":
+                continue
+            # COMMAND events and the command log are appended together, in the same order
+            log = sim.command_log[self._seen_commands] \
+                if self._seen_commands < len(sim.command_log) else None
+            self._seen_commands += 1
+            typed = log is not None and log[3] == 0
+            lines = tuple(e.data.get("response", ()))
+            rc = int(e.data.get("rc", 0))
+            if typed and self._pending and self._pending[0].text == e.message:
+                req = self._pending.popleft()
+                self._console.append(ConsoleItem("answer", e.t_s, e.message, lines, rc,
+                                                 req.request_id, req.waiting, e.seq))
+            else:
+                self._console.append(ConsoleItem("timeline", e.t_s, e.message, lines, rc,
+                                                 seq=e.seq))
+
+    def _publish(self) -> None:
+        sim = self._sim
+        assert sim is not None
+        snap = self._snapshot
+        if snap is None or snap.t_s != round(sim.t, 6) or snap.events != len(sim.events):
+            snap = sim.snapshot()  # a command changed the world since the last step
+            self._snapshot = snap
+        self.mailbox.put(self._generation, snap, self._samples, self._events, self._console,
+                         self._running)
+        self._samples = []
+        self._events = []
+        self._console = []
+        self._dirty = False
