@@ -15,6 +15,8 @@ from ._commands import VERBS, known_verb
 from ._kernels import warmup as warmup_kernels
 from ._config import (
     ChpidConfig,
+    DatastoreConfig,
+    DiskConfig,
     GuestConfig,
     LinkConfig,
     MemberConfig,
@@ -27,7 +29,9 @@ from ._cp import CPError
 from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
 from ._session import record_session
 from ._sim import CPResponse, Event, Simulation
+from ._lpm import LPMModel
 from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
+from ._storage_vmotion import SVMotionModel
 from ._state import (
     DISPATCH,
     DORMANT,
@@ -47,6 +51,7 @@ from ._units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size
 from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
 
 __all__ = [
+    "DatastoreConfig", "DiskConfig", "LPMModel", "SVMotionModel",
     "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "INCOMING", "LOGGED_OFF", "QUIESCED",
     "THROTTLE_REASONS", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
     "record_session", "warmup_kernels", "VERBS", "PAGES_PER_GB",

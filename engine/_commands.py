@@ -17,6 +17,10 @@ Commands (minimum abbreviation in capitals of the usage line):
 - ``VMRELocate TEST|MOVE [USER] userid [TO] member [SYNC|ASYNC] [IMMEDiate]
   [MAXQuiesce secs|NOLIMIT] [MAXTotal secs|NOLIMIT] [FORCE STORage]``,
   ``VMRELocate STATus [[USER] userid]``, ``VMRELocate CANCEL [USER] userid``
+- ``VMOTION userid [TO] datastore [METHOD MIRROR|DBT|INCDBT|SNAPSHOT] [HEAT]``,
+  ``VMOTION CANCEL userid``, ``VMOTION STATus`` (simulator command: VMware Storage vMotion)
+- ``LPM userid [TO] member [THREADS n|AUTO] [COMPRESS]``, ``LPM CANCEL userid``,
+  ``LPM STATus`` (simulator command: PowerVM Live Partition Mobility)
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class CommandProcessor:
             "FORCE": self._force, "SET": self._set, "SEND": self._send,
             "WORKLOAD": self._workload, "VMRELOCATE": self._vmrelocate,
             "STOP": self._stop, "BEGIN": self._begin, "LINUX": self._linux,
+            "VMOTION": self._vmotion, "LPM": self._lpm,
         }
         # order matters where abbreviations overlap (LOG is LOGOFF)
         self.verbs: list[tuple[str, int, Handler]] = [(w, n, handlers[w]) for w, n in VERBS]
@@ -483,6 +488,9 @@ class CommandProcessor:
         if self.sim.reloc.of(g.userid) is not None:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because a relocation of "
                           f"{g.userid} is already in progress")
+        if self.sim.lpm.of(g.userid) is not None:
+            raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because a partition "
+                          f"migration of {g.userid} is in progress")
         link = self.sim.reloc.find_link(g.member, dest.name)
         if link is None or not link.chpids:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because there is no ISFC "
@@ -560,6 +568,174 @@ class CommandProcessor:
             return [f"{g.userid}: resume started"]
         raise tok.invalid()
 
+    # -- VMOTION and LPM (other vendors' migrations, for comparison) ------------------------------
+    def _moving(self, g: Guest) -> str | None:
+        """What is already moving this guest, if anything."""
+        if self.sim.reloc.of(g.userid) is not None:
+            return "a relocation"
+        if self.sim.svm.of(g.userid) is not None:
+            return "a Storage vMotion"
+        if self.sim.lpm.of(g.userid) is not None:
+            return "a partition migration"
+        return None
+
+    def _vmotion(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        from ._storage_vmotion import METHODS, VMotionOptions
+
+        self._operator_only(issuer, "VMOTION")
+        svm = self.sim.svm
+        if tok.accept("STATUS", 4):
+            tok.end()
+            act = svm.active
+            if not act:
+                return ["HCPVMO1946I No Storage vMotion in progress"]
+            return [f"{m.guest.userid:<8} {m.source:<8} -> {m.dest:<8} {m.options:<22} "
+                    f"{m.state:<9} pass {len(m.passes)}  {m.units_moved} blocks copied"
+                    for m in act]
+        if tok.accept("CANCEL", 6):
+            g = self.guest(tok.take("userid"), "VMO")
+            tok.end()
+            mv = svm.of(g.userid)
+            if mv is None:
+                raise CPError("HCPVMO1945E", f"No Storage vMotion of {g.userid} is in progress")
+            svm.cancel(mv, issuer)
+            return [(f"Storage vMotion of {g.userid} to {mv.dest} is cancelled; its disk stays "
+                     f"on {mv.source}")]
+        userid = tok.take("userid").upper()
+        tok.accept("TO", 2)
+        target = tok.take("datastore").upper()
+        opts = VMotionOptions()
+        seen: set[str] = set()
+        while tok.peek() is not None:
+            w = tok.take()
+            if abbrev(w, "METHOD", 4):
+                if "METHOD" in seen:
+                    raise CPError("HCPVMO1941E", "Option METHOD is specified more than once")
+                seen.add("METHOD")
+                m = tok.take("method").upper()
+                if m not in METHODS:
+                    raise CPError("HCPVMO003E", f"Invalid option - {m}; methods: "
+                                  f"{', '.join(METHODS)}")
+                opts.method = m
+            elif abbrev(w, "HEAT", 4):
+                if "HEAT" in seen:
+                    raise CPError("HCPVMO1941E", "Option HEAT is specified more than once")
+                seen.add("HEAT")
+                opts.heat = True
+            else:
+                raise tok.invalid(w)
+        if opts.heat and opts.method not in ("DBT", "INCDBT"):
+            raise CPError("HCPVMO1941E", f"HEAT applies to METHOD DBT or INCDBT, not "
+                          f"{opts.method}")
+        g = self.guest(userid, "VMO")
+        if not g.logged_on:
+            raise CPError("HCPVMO045E", f"{g.userid} not logged on")
+        if g.cfg.disk is None:
+            raise CPError("HCPVMO1940E", f"{g.userid} has no virtual disk to move (give it a "
+                          "disk in the scenario)")
+        ds = svm.datastores.get(target)
+        if ds is None:
+            names = " ".join(sorted(svm.datastores)) or "(none)"
+            raise CPError("HCPVMO2900E", f"{target} is not a datastore; datastores: {names}")
+        if svm.where[g.userid] == ds.name:
+            raise CPError("HCPVMO1940E", f"The disk of {g.userid} is already on {ds.name}")
+        busy = self._moving(g)
+        if busy:
+            raise CPError("HCPVMO1940E", f"{g.userid} cannot be moved now: {busy} of "
+                          f"{g.userid} is in progress")
+        # the destination must hold the copy; a snapshot also grows deltas on the source
+        used = sum(o.cfg.disk.size_gb for o in self.sim.guests.values() if o.cfg.disk
+                   and svm.where.get(o.userid) == ds.name)
+        if used + g.cfg.disk.size_gb > ds.size_gb:
+            raise CPError("HCPVMO1940E", f"{ds.name} has {ds.size_gb - used:.0f} GB free; the "
+                          f"disk of {g.userid} needs {g.cfg.disk.size_gb:g} GB")
+        mv = svm.start(g, ds.name, opts)
+        return [(f"Storage vMotion of {g.userid}'s disk from {mv.source} to {ds.name} started "
+                 f"({opts.describe()})")]
+
+    def _lpm(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        from ._lpm import MODEL as LPM_MODEL
+        from ._lpm import LPMOptions, firmware_of
+
+        self._operator_only(issuer, "LPM")
+        lpm = self.sim.lpm
+        if tok.accept("STATUS", 4):
+            tok.end()
+            act = lpm.active
+            if not act:
+                return ["HCPLPM1946I No partition migration in progress"]
+            return [f"{m.guest.userid:<8} {m.source:<8} -> {m.dest:<8} {m.state:<9} "
+                    f"pass {len(m.passes)}  {m.units_moved} pages sent" for m in act]
+        if tok.accept("CANCEL", 6):
+            g = self.guest(tok.take("userid"), "LPM")
+            tok.end()
+            mv = lpm.of(g.userid)
+            if mv is None:
+                raise CPError("HCPLPM1945E", f"No partition migration of {g.userid} is in "
+                              "progress")
+            lpm.cancel(mv, issuer)
+            return [(f"Partition migration of {g.userid} to {mv.dest} is cancelled; it keeps "
+                     f"running on {mv.source}")]
+        userid = tok.take("userid").upper()
+        tok.accept("TO", 2)
+        dest_name = tok.take("destination member").upper()
+        opts = LPMOptions()
+        seen: set[str] = set()
+        while tok.peek() is not None:
+            w = tok.take()
+            if abbrev(w, "THREADS", 6):
+                if "THREADS" in seen:
+                    raise CPError("HCPLPM1941E", "Option THREADS is specified more than once")
+                seen.add("THREADS")
+                v = tok.take("threads per MSP")
+                if abbrev(v, "AUTO", 4):
+                    opts.auto = True
+                else:
+                    n = parse_number(v, "THREADS", "LPM", lo=1)
+                    if n != int(n) or n > LPM_MODEL.max_threads_newer:
+                        raise CPError("HCPLPM009E", f"An invalid operand was supplied for "
+                                      f"THREADS - {v} (1 to {LPM_MODEL.max_threads_newer} or AUTO)")
+                    opts.threads = int(n)
+            elif abbrev(w, "COMPRESS", 4):
+                if "COMPRESS" in seen:
+                    raise CPError("HCPLPM1941E", "Option COMPRESS is specified more than once")
+                seen.add("COMPRESS")
+                opts.compress = True
+            else:
+                raise tok.invalid(w)
+        g = self.guest(userid, "LPM")
+        if not g.logged_on:
+            raise CPError("HCPLPM045E", f"{g.userid} not logged on")
+        dest = self.member(dest_name, "LPM")
+        assert g.member is not None
+        src = self.sim.members[g.member]
+        if dest.name == g.member:
+            raise CPError("HCPLPM1940E", f"{g.userid} is already running on {dest.name}")
+        if not dest.up:
+            raise CPError("HCPLPM1940E", f"{dest.name} is not up")
+        busy = self._moving(g)
+        if busy:
+            raise CPError("HCPLPM1940E", f"{g.userid} cannot be moved now: {busy} of "
+                          f"{g.userid} is in progress")
+        fw = firmware_of(src, dest)
+        if fw == "older":
+            if opts.auto:
+                raise CPError("HCPLPM1941E", "THREADS AUTO needs newer firmware on both "
+                              f"{src.name} and {dest.name}")
+            if opts.threads and opts.threads > LPM_MODEL.max_threads_older:
+                raise CPError("HCPLPM1941E", f"Older firmware runs at most "
+                              f"{LPM_MODEL.max_threads_older} threads per MSP, not "
+                              f"{opts.threads}")
+        # the destination reserves the partition's whole memory
+        if g.cfg.storage_pages > dest.free_frames or g.n_xst > dest.xstor_free \
+                or g.n_slot > dest.slots_free:
+            raise CPError("HCPLPM1940E", f"{dest.name} has {format_size(max(0, dest.free_frames))} "
+                          f"of memory free; partition {g.userid} needs "
+                          f"{format_size(g.cfg.storage_pages)}")
+        mv = lpm.start(g, dest.name, opts)
+        return [(f"Partition migration of {g.userid} from {mv.source} to {dest.name} started "
+                 f"({mv.options})")]
+
     def _reloc_status(self, userid: str | None) -> list[str]:
         act = [r for r in self.sim.reloc.active if userid is None or r.guest.userid == userid]
         if not act:
@@ -582,4 +758,4 @@ def known_verb(word: str) -> bool:
 
 VERBS = [("AT", 2), ("QUERY", 1), ("INDICATE", 3), ("XAUTOLOG", 5), ("LOGOFF", 3), ("LOGON", 1),
          ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4), ("VMRELOCATE", 5),
-         ("STOP", 4), ("BEGIN", 1), ("LINUX", 5)]
+         ("STOP", 4), ("BEGIN", 1), ("LINUX", 5), ("VMOTION", 7), ("LPM", 3)]

@@ -39,6 +39,10 @@ class MemberConfig:
     cp_pages: int = -1  # frames CP keeps for itself; -1: 1 % of central storage
     storbuf_pct: float = 300.0  # SRM STORBUF: dispatch-list working sets may total this % of DPA
     logoff_cleanup: str = "background"  # "background" (cleanup state) or "inline" (older release)
+    # PowerVM Live Partition Mobility, when the member stands for a Power server (see _lpm.py):
+    msps: int = 2  # mover service partitions on this server
+    msp_gbps: float = 10.0  # each MSP's own network link, Gbit/s
+    firmware: str = "newer"  # "newer": threads chosen automatically, up to 8; "older": up to 4
 
     @property
     def slots(self) -> int:
@@ -72,6 +76,39 @@ class LinkConfig:
         return sum(c.gbps for c in self.chpids)
 
 
+@dataclass(frozen=True)
+class DatastoreConfig:
+    """A volume holding virtual disks (a VMFS datastore on a RAID group or LUN).
+
+    ``mb_s`` is what the volume streams with the data mover's large IOs; ``iops`` how many small
+    random IOs it serves per second; ``latency_ms`` the service time of one large IO when the
+    volume is not busy (it caps what 16 outstanding IOs can move).
+    """
+
+    name: str
+    mb_s: float = 400.0
+    iops: float = 1200.0
+    latency_ms: float = 8.0
+    size_gb: float = 4096.0
+
+
+@dataclass(frozen=True)
+class DiskConfig:
+    """A guest's virtual disk at block level and the I/O its workload does to it.
+
+    ``pattern`` "random": writes spread evenly (OLTP-like); "mail": ``hot_share`` of the writes
+    go to the hot ``hot_fraction`` of the blocks (logs, metadata), the rest spread evenly.
+    """
+
+    size_gb: float
+    datastore: str
+    read_iops: float = 0.0
+    write_iops: float = 0.0
+    pattern: str = "random"
+    hot_fraction: float = 0.001
+    hot_share: float = 0.45
+
+
 @dataclass
 class WorkloadSpec:
     """A workload type and its parameters (see ``engine._workloads`` for each type's fields)."""
@@ -98,6 +135,7 @@ class GuestConfig:
     logged_on: bool = True
     swap_pages: int = 0  # the guest's own swap disk (for Linux suspend)
     swap_mb_s: float = 100.0
+    disk: DiskConfig | None = None  # a virtual disk at block level (Storage vMotion)
 
     @property
     def max_pages(self) -> int:
@@ -127,6 +165,7 @@ class ScenarioConfig:
     members: list[MemberConfig]
     guests: list[GuestConfig]
     links: list[LinkConfig] = field(default_factory=list)
+    datastores: list[DatastoreConfig] = field(default_factory=list)
     timeline: list[TimelineEntry] = field(default_factory=list)
     objectives: list[dict[str, Any]] = field(default_factory=list)
     description: str = ""

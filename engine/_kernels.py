@@ -106,6 +106,10 @@ def warmup() -> None:
     send_pages(p, q, 0, 50, 5, 50, x)
     count_plane(p, LGR)
     clear_plane(p, SEND)
+    # the move-bitmap kernels of Storage vMotion and LPM import this module: load them late
+    from . import _move_kernels
+
+    _move_kernels.warmup()
 
 
 @njit(cache=True, nogil=True)

@@ -17,6 +17,8 @@ from typing import Any
 from ._commands import VERBS, known_verb
 from ._config import (
     ChpidConfig,
+    DatastoreConfig,
+    DiskConfig,
     GuestConfig,
     LinkConfig,
     MemberConfig,
@@ -259,9 +261,17 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
             raise ScenarioError(ctx.path, ctx.lines.line(("link", i, "members")),
                                 f"link[{i}].members", f"{' and '.join(link.members)} already "
                                 "have a link; give all CHPIDs of the pair in one [[link]]")
+    datastores: list[DatastoreConfig] = []
+    for i, t in enumerate(top.get("datastore", list, [])):
+        d = _datastore(ctx, t, i)
+        if any(x.name == d.name for x in datastores):
+            raise ScenarioError(ctx.path, ctx.lines.line(("datastore", i, "name")),
+                                f"datastore[{i}].name", f"{d.name} is defined twice")
+        datastores.append(d)
+    ds_names = [d.name for d in datastores]
     guests: list[GuestConfig] = []
     for i, t in enumerate(top.get("guest", list, [])):
-        g = _guest(ctx, t, i, names)
+        g = _guest(ctx, t, i, names, ds_names)
         if any(x.userid == g.userid for x in guests):
             raise ScenarioError(ctx.path, ctx.lines.line(("guest", i, "userid")),
                                 f"guest[{i}].userid", f"{g.userid} is defined twice")
@@ -282,7 +292,7 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
                   for i, o in enumerate(top.get("objective", list, []))]
     top.done()
     return ScenarioConfig(name=name, members=members, guests=guests, links=links,
-                          timeline=timeline, objectives=objectives, description=description,
+                          datastores=datastores, timeline=timeline, objectives=objectives, description=description,
                           seed=seed, duration_s=duration, step_s=step, sample_s=sample)
 
 
@@ -307,6 +317,12 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
     r.used.add("cp_storage")
     if cp_pages >= central:
         raise r.fail("cp_storage", "must be less than central storage")
+    msps = r.get("msps", int, 2, check=lambda v: None if 1 <= v <= 4 else "must be 1 to 4")
+    msp_gbps = r.get("msp_gbps", float, 10.0,
+                     check=lambda v: None if 1 <= v <= 400 else "must be 1 to 400 Gbit/s")
+    firmware = r.get("firmware", str, "newer",
+                     check=lambda v: None if v in ("newer", "older")
+                     else "must be 'newer' or 'older'")
     vols = []
     for j, vt in enumerate(r.get("volume", list, [])):
         vr = _Reader(ctx, vt, ("member", i, "volume", j), f"{r.label}.volume[{j}]")
@@ -331,7 +347,8 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
     r.done()
     return MemberConfig(name=name, cpus=cpus, cpu_speed=speed, central_pages=central,
                         xstor_pages=xstor, volumes=tuple(vols), cp_pages=cp_pages,
-                        storbuf_pct=storbuf, logoff_cleanup=cleanup)
+                        storbuf_pct=storbuf, logoff_cleanup=cleanup, msps=msps,
+                        msp_gbps=msp_gbps, firmware=firmware)
 
 
 def _link(ctx: _Context, t: Any, i: int, names: list[str]) -> LinkConfig:
@@ -359,7 +376,49 @@ def _link(ctx: _Context, t: Any, i: int, names: list[str]) -> LinkConfig:
     return LinkConfig(mem_u, tuple(chpids))
 
 
-def _guest(ctx: _Context, t: Any, i: int, names: list[str]) -> GuestConfig:
+def _datastore(ctx: _Context, t: Any, i: int) -> DatastoreConfig:
+    r = _Reader(ctx, t, ("datastore", i), f"datastore[{i}]")
+    name = r.get("name", str, ..., check=_name_check).upper()
+    r.label = f"datastore[{i}] ({name})"
+    d = DatastoreConfig(
+        name=name,
+        mb_s=r.get("mb_s", float, 400.0, check=_positive),
+        iops=r.get("iops", float, 1200.0, check=_positive),
+        latency_ms=r.get("latency_ms", float, 8.0, check=_positive),
+        size_gb=r.get("size_gb", float, 4096.0, check=_positive),
+    )
+    r.done()
+    return d
+
+
+def _disk(ctx: _Context, t: Any, i: int, label: str, datastores: list[str]) -> DiskConfig:
+    r = _Reader(ctx, t, ("guest", i, "disk"), f"{label}.disk")
+    size = r.get("size_gb", float, ..., check=_positive)
+    ds = r.get("datastore", str, ...).upper()
+    if ds not in datastores:
+        raise r.fail("datastore", f"{ds} is not a datastore; datastores: "
+                     f"{', '.join(datastores) or '(none defined)'}")
+
+    def frac(v: float) -> str | None:
+        return None if 0 <= v <= 1 else "must be 0 to 1"
+
+    d = DiskConfig(
+        size_gb=size, datastore=ds,
+        read_iops=r.get("read_iops", float, 0.0, check=lambda v: None if v >= 0
+                        else "must be 0 or more"),
+        write_iops=r.get("write_iops", float, 0.0, check=lambda v: None if v >= 0
+                         else "must be 0 or more"),
+        pattern=r.get("pattern", str, "random", check=lambda v: None if v in ("random", "mail")
+                      else "must be 'random' or 'mail'"),
+        hot_fraction=r.get("hot_fraction", float, 0.001, check=frac),
+        hot_share=r.get("hot_share", float, 0.45, check=frac),
+    )
+    r.done()
+    return d
+
+
+def _guest(ctx: _Context, t: Any, i: int, names: list[str],
+           datastores: list[str] | None = None) -> GuestConfig:
     r = _Reader(ctx, t, ("guest", i), f"guest[{i}]")
     userid = r.get("userid", str, ..., check=_name_check).upper()
     r.label = f"guest[{i}] ({userid})"
@@ -407,6 +466,9 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str]) -> GuestConfig:
         logged_on=r.get("logged_on", bool, True),
         swap_pages=r.size("swap", 0),
         swap_mb_s=r.get("swap_mb_s", float, 100.0, check=_positive),
+        disk=_disk(ctx, r.get("disk", dict), i, r.label, datastores or [])
+        if "disk" in t else None,
     )
+    r.used.add("disk")
     r.done()
     return g

@@ -117,12 +117,17 @@ class Simulation:
         self._mig_out = np.zeros(3, dtype=np.int64)
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
         from ._commands import CommandProcessor
+        from ._lpm import LPMEngine
         from ._pause import PauseEngine
         from ._relocation import RelocationEngine
+        from ._storage_vmotion import StorageVMotionEngine
 
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self)
         self.pause = PauseEngine(self)
+        # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
+        self.svm = StorageVMotionEngine(self)
+        self.lpm = LPMEngine(self)
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
         #: apply references to wholly resident regions lazily (same distribution, far faster)
         self.defer_touches = True
@@ -151,6 +156,8 @@ class Simulation:
         self.pause.advance()
         # relocation is system work: it runs before the guests get the CPU
         self.reloc.advance(dt)
+        self.svm.advance(dt)
+        self.lpm.advance(dt)
         self.pause.advance_cleanups(dt)
         for name in sorted(self.members):
             m = self.members[name]

@@ -76,6 +76,9 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
         "members": members,
         "guests": guests,
         "relocations": [r.to_dict() for r in sim.reloc.all],
+        # Storage vMotion and LPM, in the same shape (see engine/_migration.py)
+        "migrations": [m.to_dict() for m in sorted([*sim.svm.all, *sim.lpm.all],
+                                                   key=lambda m: m.t_start)],
         "events": dict(sorted(kinds.items())),
         "commands": [{"t_s": round(t, 6), "command": c, "rc": rc, "line": line,
                       **({"response": list(resp)} if rc else {})}
@@ -138,6 +141,17 @@ def format_summary(s: dict[str, Any]) -> str:
                 r["throttle_s"].items(), key=lambda kv: -kv[1]) if v >= 0.05) or "-"
             out.append(f"{what:<27} {r['result'][:19]:<19} {r['passes']:>6}  {r['pages_moved']:>11,}"
                        f"  {r['quiesce_s']:>9.2f}  {r['relocation_s']:>7.2f}  {thr}")
+    mig = s.get("migrations", [])
+    if mig:
+        out.append("")
+        out.append("MIGRATION                   OPTIONS                    RESULT              "
+                   "PASSES        MOVED  DOWNTIME s  TOTAL s")
+        for m in mig:
+            what = f"{m['guest']} {m['source']}->{m['destination']}"
+            moved = f"{m[m['unit'] + '_moved']:,} {m['unit'][0]}"
+            out.append(f"{what:<27} {m['options'][:26]:<26} {m['result'][:19]:<19} "
+                       f"{m['passes']:>6}  {moved:>11}  {m['quiesce_s']:>10.3f}  "
+                       f"{m['relocation_s']:>7.1f}")
     paged = [g for g in s["guests"] if g["first_pageout_s"]]
     if paged:
         out.append("")

@@ -187,3 +187,40 @@ def large_guest(runs: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]
     axes[0].legend(fontsize=8)
     axes[0].set_title("2 TB guest, 50 sequential touchers over 2002 GB", fontsize=9)
     return _save(fig, path)
+
+
+METHOD_COLOURS = {"lgr": "#4C72B0", "lpm": "#55A868", "vmotion": "#DD8452"}
+
+
+def migration_comparison(moves: list[dict[str, Any]], path: Path, title: str = "") -> Path:
+    """Migration time and downtime of the same guest moved by each method, side by side.
+
+    ``moves`` are relocation or migration records of the JSON summary with a ``label`` and a
+    ``kind`` ("lgr", "lpm", "vmotion") added.
+    """
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.45 * len(moves) + 1.6), sharey=True)
+    ys = list(range(len(moves)))[::-1]
+    labels = [m["label"] for m in moves]
+    colours = [METHOD_COLOURS.get(m["kind"], "#999999") for m in moves]
+    total = [m["relocation_s"] for m in moves]
+    down = [max(m["quiesce_s"], 1e-3) for m in moves]
+    ax1.barh(ys, total, color=colours)
+    for y, v in zip(ys, total):
+        ax1.annotate(f"{v:.0f} s", (v, y), xytext=(3, 0), textcoords="offset points",
+                     va="center", fontsize=8)
+    ax1.set_yticks(ys, labels, fontsize=8)
+    ax1.set_xlabel("migration time (s)")
+    ax1.set_xlim(0, max(total) * 1.2)
+    ax2.barh(ys, down, color=colours)
+    for y, v in zip(ys, down):
+        ax2.annotate(f"{v:.2f} s", (v, y), xytext=(3, 0), textcoords="offset points",
+                     va="center", fontsize=8)
+    ax2.set_xscale("log")
+    ax2.set_xlabel("downtime (s, log scale)")
+    ax2.set_xlim(min(down) / 2, max(down) * 4)
+    ax2.legend(handles=[Patch(color=c, label={"lgr": "z/VM LGR", "lpm": "PowerVM LPM",
+                                              "vmotion": "Storage vMotion"}[k])
+                        for k, c in METHOD_COLOURS.items()], fontsize=8, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=9)
+    return _save(fig, path)

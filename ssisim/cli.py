@@ -289,9 +289,27 @@ def cmd_charts(args: argparse.Namespace) -> int:
             [dict(zip(MEMBER_COLUMNS, row)) for row in sim.samples_member], guest_rows(sim))
         del sim
     written.append(charts.large_guest(large, out / "large-guest-2tb.png"))
+    written.append(charts.migration_comparison(comparison_moves(run("migration-comparison")),
+                                               out / "comparison.png",
+                                               "The same guest moved each way"))
     for p in written:
         print(p)
     return 0
+
+
+def comparison_moves(sim: Any) -> list[dict[str, Any]]:
+    """Relocations and migrations of a run, labelled for the comparison chart and table."""
+    moves = []
+    for r in sim.reloc.all:
+        d = r.to_dict()
+        moves.append({**d, "kind": "lgr", "label": "z/VM LGR " + ("ASYNC" if "ASYNC" in d["options"]
+                                                                  else "SYNC")})
+    for m in sorted(sim.lpm.all + sim.svm.all, key=lambda m: (m.kind, m.t_start)):
+        d = m.to_dict()
+        what = "LPM" if m.kind == "lpm" else "Storage vMotion"
+        opts = d["options"].split(" (")[0].replace("METHOD ", "")
+        moves.append({**d, "label": f"{what} {opts}"})
+    return moves
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -1,0 +1,236 @@
+"""Storage vMotion and PowerVM LPM: the behaviours a planner relies on when comparing them."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ssisim.engine import Simulation, build_summary, loads_scenario
+from ssisim.engine._lpm import LPMOptions, threads_per_msp
+from ssisim.engine._units import PAGES_PER_GB
+
+
+def disk_scenario(write_iops: float, *, size_gb: float = 4, pattern: str = "random",
+                  src_mb_s: float = 400, dst_mb_s: float = 400, src_iops: float = 1200,
+                  dst_iops: float = 1200, read_iops: float = 0) -> Simulation:
+    """One guest with a virtual disk on SRC, and an empty DST volume."""
+    text = f"""
+format = "ssisim-scenario"
+version = 1
+[run]
+seed = 5
+step_s = 1
+[[member]]
+name = "ESX1"
+central = "8G"
+[[datastore]]
+name = "SRC"
+mb_s = {src_mb_s}
+iops = {src_iops}
+[[datastore]]
+name = "DST"
+mb_s = {dst_mb_s}
+iops = {dst_iops}
+[[guest]]
+userid = "OLTP"
+member = "ESX1"
+storage = "1G"
+workload = {{ type = "idle" }}
+disk = {{ size_gb = {size_gb}, datastore = "SRC", read_iops = {read_iops}, write_iops = {write_iops}, pattern = "{pattern}" }}
+"""
+    return Simulation(loads_scenario(text))
+
+
+def vmotion(sim: Simulation, method: str, limit_s: float = 20_000) -> dict:
+    """Move OLTP's disk to DST and run until the move ends; its summary record."""
+    resp = sim.execute(f"VMOTION OLTP TO DST METHOD {method}")
+    assert resp.ok, resp.text
+    while sim.svm.active and sim.t < limit_s:
+        sim.step()
+    return build_summary(sim)["migrations"][-1]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(write_iops=st.sampled_from([0, 100, 1000, 5000, 20000]),
+       pattern=st.sampled_from(["random", "mail"]),
+       dst_mb_s=st.sampled_from([50, 400]))
+def test_io_mirroring_always_converges(write_iops, pattern, dst_mb_s):
+    sim = disk_scenario(write_iops, pattern=pattern, dst_mb_s=dst_mb_s, size_gb=2)
+    m = vmotion(sim, "MIRROR")
+    assert m["result"] == "moved"
+    assert m["passes"] == 1 and m["blocks_moved"] == 2 * 4096  # one bulk copy, 256 KiB blocks
+    assert m["quiesce_s"] == pytest.approx(0.22, abs=0.01)
+    assert sim.svm.where["OLTP"] == "DST"
+
+
+def test_dbt_fails_to_converge_when_the_guest_writes_faster_than_the_copy():
+    # 4000 random writes a second over a 40 GB disk on fast volumes: the copy moves about
+    # 1300 blocks a second, and what it leaves dirty would take minutes with the guest stopped
+    sim = disk_scenario(4000, size_gb=40, src_iops=20000, dst_iops=20000)
+    m = vmotion(sim, "DBT")
+    assert m["result"] == "failed to converge"
+    assert "writes faster than the copy can follow" in m["message"]
+    assert sim.svm.where["OLTP"] == "SRC", "the disk stays where it was"
+    assert "vmotion" not in sim.guests["OLTP"].stopped_by
+    # the same guest moved by IO mirroring: done
+    sim = disk_scenario(4000, size_gb=40, src_iops=20000, dst_iops=20000)
+    assert vmotion(sim, "MIRROR")["result"] == "moved"
+
+
+def test_dbt_converges_for_a_modest_writer_and_incremental_copies_less():
+    got = {meth: vmotion(disk_scenario(150, size_gb=8), meth) for meth in ("DBT", "INCDBT")}
+    assert all(m["result"] == "moved" for m in got.values())
+    assert got["INCDBT"]["blocks_moved"] < got["DBT"]["blocks_moved"]
+    for m in got.values():
+        assert m["blocks_moved"] == sum(p["blocks"] for p in m["pass_list"])
+
+
+def test_snapshot_takes_extra_space_and_the_worst_downtime_for_a_busy_mail_server():
+    runs = {meth: vmotion(disk_scenario(600, size_gb=8, pattern="mail"), meth)
+            for meth in ("SNAPSHOT", "DBT", "INCDBT", "MIRROR")}
+    assert all(m["result"] == "moved" for m in runs.values())
+    snap = runs.pop("SNAPSHOT")
+    assert snap["cost"]["space_peak_x"] > 2.0
+    assert snap["quiesce_s"] > max(m["quiesce_s"] for m in runs.values())
+    assert runs["MIRROR"]["quiesce_s"] == min(m["quiesce_s"] for m in runs.values())
+
+
+def test_heat_defers_hot_blocks_and_copies_less():
+    plain = vmotion(disk_scenario(400, size_gb=40, pattern="mail"), "INCDBT")
+    heat = vmotion(disk_scenario(400, size_gb=40, pattern="mail"), "INCDBT HEAT")
+    assert heat["result"] == plain["result"] == "moved"
+    assert sum(p["deferred"] for p in heat["pass_list"]) > 0
+    assert heat["blocks_moved"] < plain["blocks_moved"]
+    assert heat["relocation_s"] < plain["relocation_s"]
+
+
+def test_mirroring_slows_the_guest_to_the_slower_volume():
+    fast = vmotion(disk_scenario(300, read_iops=300, dst_iops=1200), "MIRROR")
+    slow = vmotion(disk_scenario(300, read_iops=300, dst_iops=200), "MIRROR")
+    assert slow["cost"]["write_latency_ms"] > fast["cost"]["write_latency_ms"]
+    assert slow["cost"]["guest_io_pct"] < fast["cost"]["guest_io_pct"] == 100.0
+
+
+def lpm_scenario(size_gb: int, link_gbps: float = 100, firmware: str = "newer",
+                 workload: str = "{ type = \"idle\" }") -> Simulation:
+    """A partition on P1 of two Power servers with 2 MSPs each."""
+    text = f"""
+format = "ssisim-scenario"
+version = 1
+[run]
+step_s = 5
+[[member]]
+name = "P1"
+central = "{size_gb + 64}G"
+msp_gbps = {link_gbps}
+firmware = "{firmware}"
+[[member]]
+name = "P2"
+central = "{size_gb + 64}G"
+msp_gbps = {link_gbps}
+firmware = "{firmware}"
+[[guest]]
+userid = "LPAR"
+member = "P1"
+storage = "{size_gb}G"
+workload = {workload}
+"""
+    return Simulation(loads_scenario(text))
+
+
+def lpm(sim: Simulation, options: str = "") -> dict:
+    """Migrate LPAR to P2 and run until done; its summary record."""
+    resp = sim.execute(f"LPM LPAR TO P2 {options}")
+    assert resp.ok, resp.text
+    while sim.lpm.active:
+        sim.step()
+    m = build_summary(sim)["migrations"][-1]
+    assert m["result"] == "migrated"
+    return m
+
+
+def test_more_msp_threads_shorten_large_migrations_more_than_small_ones():
+    def saved(gb: int) -> tuple[float, float]:
+        one = lpm(lpm_scenario(gb), "THREADS 1")["relocation_s"]
+        eight = lpm(lpm_scenario(gb), "THREADS 8")["relocation_s"]
+        return one - eight, (one - eight) / one
+
+    small_s, small_frac = saved(32)
+    large_s, large_frac = saved(1024)
+    assert large_s > 10 * small_s
+    assert large_frac > small_frac
+
+
+def test_automatic_threads_grow_with_partition_size():
+    auto = LPMOptions(auto=True)
+    sizes = [49, 399, 1600, 65536]
+    got = [threads_per_msp(gb * PAGES_PER_GB, 2, "newer", auto) for gb in sizes]
+    assert got == sorted(got) and got[0] == 4 and got[-1] == 8
+    assert threads_per_msp(65536 * PAGES_PER_GB, 2, "older", LPMOptions()) == 1
+
+
+def test_compression_helps_more_on_slow_links():
+    def speedup(gbps: float) -> float:
+        plain = lpm(lpm_scenario(256, gbps))["relocation_s"]
+        packed = lpm(lpm_scenario(256, gbps), "COMPRESS")["relocation_s"]
+        return plain / packed
+
+    slow, fast = speedup(1), speedup(100)
+    assert slow > 2.0
+    assert fast < 1.05
+    assert slow > fast
+
+
+def test_lpm_sends_changed_pages_again_and_every_page_arrives():
+    busy = '{ type = "randchange", fraction = 0.25, rate_pages_s = 200000 }'
+    sim = lpm_scenario(16, 10, workload=busy)
+    m = lpm(sim)
+    assert m["passes"] > 2
+    assert m["pages_moved"] == sum(p["pages"] for p in m["pass_list"])
+    assert m["pass_list"][0]["pages"] == 16 * PAGES_PER_GB  # every page in the first pass
+    assert sim.guests["LPAR"].member == "P2"
+    assert sim.verify() == []
+
+
+@pytest.mark.parametrize("command, msgid", [
+    ("VMOTION OLTP TO NOWHERE METHOD DBT", "HCPVMO2900E"),
+    ("VMOTION OLTP TO SRC", "HCPVMO1940E"),
+    ("VMOTION OLTP TO DST METHOD TELEPORT", "HCPVMO003E"),
+    ("VMOTION OLTP TO DST METHOD MIRROR HEAT", "HCPVMO1941E"),
+    ("VMOTION OLTP TO DST METHOD DBT METHOD DBT", "HCPVMO1941E"),
+    ("VMOTION NOBODY TO DST", "HCPVMO053E"),
+    ("VMOTION CANCEL OLTP", "HCPVMO1945E"),
+])
+def test_vmotion_refusals_change_nothing(command, msgid):
+    sim = disk_scenario(100)
+    resp = sim.execute(command)
+    assert resp.rc != 0 and resp.lines[0].startswith(msgid), resp.text
+    assert sim.svm.all == [] and sim.svm.where["OLTP"] == "SRC"
+
+
+@pytest.mark.parametrize("firmware, command, msgid", [
+    ("older", "LPM LPAR TO P2 THREADS 8", "HCPLPM1941E"),
+    ("older", "LPM LPAR TO P2 THREADS AUTO", "HCPLPM1941E"),
+    ("newer", "LPM LPAR TO P2 THREADS 9", "HCPLPM009E"),
+    ("newer", "LPM LPAR TO P1", "HCPLPM1940E"),
+    ("newer", "LPM LPAR TO P3", "HCPLPM2900E"),
+    ("newer", "LPM LPAR TO P2 COMPRESS COMPRESS", "HCPLPM1941E"),
+])
+def test_lpm_refusals_change_nothing(firmware, command, msgid):
+    sim = lpm_scenario(8, firmware=firmware)
+    resp = sim.execute(command)
+    assert resp.rc != 0 and resp.lines[0].startswith(msgid), resp.text
+    assert sim.lpm.all == [] and sim.guests["LPAR"].member == "P1"
+
+
+def test_cancel_leaves_the_guest_where_it_was():
+    sim = disk_scenario(100)
+    assert sim.execute("VMOTION OLTP TO DST METHOD INCDBT").ok
+    sim.run_until(5)
+    assert sim.execute("VMOTION CANCEL OLTP").ok
+    assert sim.svm.where["OLTP"] == "SRC" and not sim.svm.active
+    sim = lpm_scenario(64)
+    assert sim.execute("LPM LPAR TO P2").ok
+    sim.run_until(20)
+    assert sim.execute("LPM CANCEL LPAR").ok
+    assert sim.guests["LPAR"].member == "P1" and not sim.lpm.active
