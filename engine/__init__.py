@@ -18,8 +18,11 @@ from ._config import (
     DatastoreConfig,
     DiskConfig,
     GuestConfig,
+    HintConfig,
+    LessonConfig,
     LinkConfig,
     MemberConfig,
+    ObjectiveConfig,
     ScenarioConfig,
     TimelineEntry,
     VolumeConfig,
@@ -27,7 +30,16 @@ from ._config import (
 )
 from ._cp import CPError
 from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
-from ._session import record_session
+from ._objectives import KINDS as OBJECTIVE_KINDS
+from ._objectives import LessonTracker, format_debrief
+from ._session import (
+    Session,
+    apply_session,
+    grade_session,
+    load_session,
+    record_session,
+    session_text,
+)
 from ._sim import CPResponse, Event, Simulation
 from ._lpm import LPMModel
 from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
@@ -40,6 +52,8 @@ from ._state import (
     LOGGED_OFF,
     QUIESCED,
     GuestSnapshot,
+    LessonSnapshot,
+    ObjectiveSnapshot,
     MemberSnapshot,
     PassSnapshot,
     RelocationSnapshot,
@@ -54,7 +68,10 @@ __all__ = [
     "DatastoreConfig", "DiskConfig", "LPMModel", "SVMotionModel",
     "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "INCOMING", "LOGGED_OFF", "QUIESCED",
     "THROTTLE_REASONS", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
-    "record_session", "warmup_kernels", "VERBS", "PAGES_PER_GB",
+    "record_session", "warmup_kernels", "VERBS", "PAGES_PER_GB", "HintConfig", "LessonConfig",
+    "ObjectiveConfig", "OBJECTIVE_KINDS", "LessonTracker", "format_debrief", "Session",
+    "apply_session", "load_session", "session_text", "grade_session",
+    "LessonSnapshot", "ObjectiveSnapshot",
     "PAGES_PER_MB", "WORKLOAD_TYPES", "CPError", "CPResponse", "ChpidConfig", "Event",
     "GuestConfig", "GuestSnapshot", "LinkConfig", "MemberConfig", "MemberSnapshot", "RunStore",
     "ScenarioConfig", "ScenarioError", "Simulation", "Snapshot", "StoreError", "TimelineEntry",

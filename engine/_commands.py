@@ -21,12 +21,14 @@ Commands (minimum abbreviation in capitals of the usage line):
   ``VMOTION CANCEL userid``, ``VMOTION STATus`` (simulator command: VMware Storage vMotion)
 - ``LPM userid [TO] member [THREADS n|AUTO] [COMPRESS]``, ``LPM CANCEL userid``,
   ``LPM STATus`` (simulator command: PowerVM Live Partition Mobility)
+- ``HINT`` (the lesson's next hint, at a cost), ``LESSON [STATUS|BRIEFING|END]`` (simulator
+  commands of lessons and objectives)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._cp import CPError, Tokens, abbrev, parse_number
 from ._state import DISPATCH, DORMANT, ELIGIBLE, Guest, Member
@@ -52,7 +54,8 @@ class CommandProcessor:
             "FORCE": self._force, "SET": self._set, "SEND": self._send,
             "WORKLOAD": self._workload, "VMRELOCATE": self._vmrelocate,
             "STOP": self._stop, "BEGIN": self._begin, "LINUX": self._linux,
-            "VMOTION": self._vmotion, "LPM": self._lpm,
+            "VMOTION": self._vmotion, "LPM": self._lpm, "HINT": self._hint,
+            "LESSON": self._lesson,
         }
         # order matters where abbreviations overlap (LOG is LOGOFF)
         self.verbs: list[tuple[str, int, Handler]] = [(w, n, handlers[w]) for w, n in VERBS]
@@ -736,6 +739,40 @@ class CommandProcessor:
         return [(f"Partition migration of {g.userid} from {mv.source} to {dest.name} started "
                  f"({mv.options})")]
 
+    # -- lessons -----------------------------------------------------------------------------------
+    def _tracker(self, verb: str) -> Any:
+        tr = self.sim.lesson
+        if tr is None:
+            raise CPError(f"HCP{verb[:3]}2001E", "This scenario has no lesson or objectives")
+        return tr
+
+    def _hint(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "HINT")
+        tok.end()
+        tr = self._tracker("HINT")
+        if tr.ended:
+            raise CPError("HCPHIN2002E", "The lesson has ended; no more hints")
+        return tr.hint()
+
+    def _lesson(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "LESSON")
+        tr = self._tracker("LESSON")
+        if tok.accept("END", 3):
+            tok.end()
+            if tr.ended:
+                raise CPError("HCPLES2002E", f"The lesson already ended at {tr.ended_s:g} s")
+            tr.end("ended by the student")
+            return [f"Lesson ended at {self.sim.t:g} s"] + tr.status_lines()[1:]
+        if tok.accept("BRIEFING", 5):
+            tok.end()
+            les = tr.lesson
+            if les is None:
+                return ["No briefing: this scenario has objectives but no lesson"]
+            return [les.title, "", *les.briefing.strip().splitlines(), "", f"Goal: {les.goal}"]
+        tok.accept("STATUS", 4)
+        tok.end()
+        return tr.status_lines()
+
     def _reloc_status(self, userid: str | None) -> list[str]:
         act = [r for r in self.sim.reloc.active if userid is None or r.guest.userid == userid]
         if not act:
@@ -758,4 +795,5 @@ def known_verb(word: str) -> bool:
 
 VERBS = [("AT", 2), ("QUERY", 1), ("INDICATE", 3), ("XAUTOLOG", 5), ("LOGOFF", 3), ("LOGON", 1),
          ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4), ("VMRELOCATE", 5),
-         ("STOP", 4), ("BEGIN", 1), ("LINUX", 5), ("VMOTION", 7), ("LPM", 3)]
+         ("STOP", 4), ("BEGIN", 1), ("LINUX", 5), ("VMOTION", 7), ("LPM", 3),
+         ("HINT", 4), ("LESSON", 6)]

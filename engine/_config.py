@@ -157,6 +157,40 @@ class TimelineEntry:
     line: int = 0  # line in the scenario file, for messages
 
 
+@dataclass(frozen=True)
+class ObjectiveConfig:
+    """An objective as the scenario gives it."""
+
+    id: str
+    kind: str
+    text: str
+    points: float
+    params: dict[str, Any]
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class HintConfig:
+    """A hint: its text and what it costs."""
+
+    text: str
+    cost: float = 5.0
+
+
+@dataclass(frozen=True)
+class LessonConfig:
+    """The ``[lesson]`` table: what the student is told and how the lesson is scored."""
+
+    id: str
+    title: str
+    goal: str
+    briefing: str
+    debrief: str
+    pass_score: float
+    hints: tuple[HintConfig, ...] = ()
+    level: str = ""
+
+
 @dataclass
 class ScenarioConfig:
     """A whole scenario: cluster, guests, timeline, run settings."""
@@ -167,7 +201,8 @@ class ScenarioConfig:
     links: list[LinkConfig] = field(default_factory=list)
     datastores: list[DatastoreConfig] = field(default_factory=list)
     timeline: list[TimelineEntry] = field(default_factory=list)
-    objectives: list[dict[str, Any]] = field(default_factory=list)
+    objectives: list[ObjectiveConfig] = field(default_factory=list)
+    lesson: LessonConfig | None = None  # a lesson: briefing, hints, scoring (see _objectives)
     description: str = ""
     seed: int = 1
     duration_s: float = 600.0

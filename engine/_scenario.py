@@ -20,13 +20,17 @@ from ._config import (
     DatastoreConfig,
     DiskConfig,
     GuestConfig,
+    HintConfig,
+    LessonConfig,
     LinkConfig,
     MemberConfig,
+    ObjectiveConfig,
     ScenarioConfig,
     TimelineEntry,
     VolumeConfig,
     WorkloadSpec,
 )
+from ._objectives import GUEST_STATES, KINDS, METHODS, default_text
 from ._units import SizeError, size_to_pages
 from ._workloads import WorkloadError, resolve_params
 
@@ -288,12 +292,111 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
             valid = ", ".join(w for w, _ in VERBS)
             raise r.fail("command", f"unknown command {verb.upper()!r}; valid commands: {valid}")
         timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
-    objectives = [dict(_Reader(ctx, o, ("objective", i), f"objective[{i}]").table)
-                  for i, o in enumerate(top.get("objective", list, []))]
+    lesson = _lesson(ctx, top.get("lesson", dict)) if "lesson" in top.table else None
+    top.used.add("lesson")
+    objectives: list[ObjectiveConfig] = []
+    for i, o in enumerate(top.get("objective", list, [])):
+        obj = _objective(ctx, o, i, names, [g.userid for g in guests], ds_names)
+        if any(x.id == obj.id for x in objectives):
+            raise ScenarioError(ctx.path, ctx.lines.line(("objective", i, "id")),
+                                f"objective[{i}].id", f"{obj.id!r} is used twice")
+        objectives.append(obj)
+    if lesson is not None and not objectives:
+        raise ScenarioError(ctx.path, ctx.lines.line(("lesson",)), "lesson",
+                            "a lesson needs at least one [[objective]]")
+    if lesson is not None and lesson.pass_score > sum(o.points for o in objectives):
+        raise ScenarioError(ctx.path, ctx.lines.line(("lesson", "pass_score")),
+                            "lesson.pass_score", f"{lesson.pass_score:g} is more than the "
+                            f"objectives' {sum(o.points for o in objectives):g} points")
     top.done()
     return ScenarioConfig(name=name, members=members, guests=guests, links=links,
-                          datastores=datastores, timeline=timeline, objectives=objectives, description=description,
-                          seed=seed, duration_s=duration, step_s=step, sample_s=sample)
+                          datastores=datastores, timeline=timeline, objectives=objectives,
+                          lesson=lesson, description=description, seed=seed,
+                          duration_s=duration, step_s=step, sample_s=sample)
+
+
+def _lesson(ctx: _Context, t: Any) -> LessonConfig:
+    r = _Reader(ctx, t, ("lesson",), "lesson")
+
+    def text(v: str) -> str | None:
+        return None if v.strip() else "is empty"
+
+    lid = r.get("id", str, ..., check=lambda v: None if re.fullmatch(r"[a-z0-9][a-z0-9\-]*", v)
+                else "must be lower-case letters, digits and '-'")
+    hints = []
+    for j, h in enumerate(r.get("hint", list, [])):
+        hr = _Reader(ctx, h, ("lesson", "hint", j), f"lesson.hint[{j}]")
+        hints.append(HintConfig(hr.get("text", str, ..., check=text),
+                                hr.get("cost", float, 5.0, check=lambda v: None if v >= 0
+                                       else "must be 0 or more")))
+        hr.done()
+    les = LessonConfig(
+        id=lid, title=r.get("title", str, ..., check=text), goal=r.get("goal", str, ..., check=text),
+        briefing=r.get("briefing", str, ..., check=text),
+        debrief=r.get("debrief", str, "", ),
+        pass_score=r.get("pass_score", float, 0.0, check=lambda v: None if v >= 0
+                         else "must be 0 or more"),
+        hints=tuple(hints), level=r.get("level", str, ""))
+    r.done()
+    return les
+
+
+def _objective(ctx: _Context, t: Any, i: int, members: list[str], userids: list[str],
+               datastores: list[str]) -> ObjectiveConfig:
+    r = _Reader(ctx, t, ("objective", i), f"objective[{i}]")
+    kind = r.get("kind", str, ...)
+    if kind not in KINDS:
+        raise r.fail("kind", f"unknown objective {kind!r}; valid kinds: {', '.join(KINDS)}")
+    oid = r.get("id", str, f"obj{i + 1}", check=lambda v: None if v.strip() else "is empty")
+    r.label = f"objective[{i}] ({oid})"
+    _family, specs, _what = KINDS[kind]
+
+    def one_of(names: list[str], what: str) -> Callable[[str], str | None]:
+        return lambda v: None if v.upper() in names else \
+            f"{v!r} is not a {what} of this scenario; {what}s: {', '.join(names) or '(none)'}"
+
+    params: dict[str, Any] = {}
+    for f in specs:
+        if f.name not in r.table:
+            if f.required:
+                r.get(f.name, str, ...)  # raises "is required"
+            continue
+        if f.type == "guest":
+            v = r.get(f.name, str, check=one_of(userids, "guest")).upper()
+        elif f.type == "member":
+            v = r.get(f.name, str, check=one_of(members, "member")).upper()
+        elif f.type == "target":
+            v = r.get(f.name, str).upper()
+        elif f.type == "method":
+            v = r.get(f.name, str, check=lambda x: None if x in METHODS
+                      else f"must be one of {', '.join(METHODS)}")
+        elif f.type == "state":
+            v = r.get(f.name, str, check=lambda x: None if x in GUEST_STATES
+                      else f"must be one of {', '.join(GUEST_STATES)}")
+        elif f.type == "command":
+            v = r.get(f.name, str, check=lambda x: None if x.split() and known_verb(x.split()[0])
+                      else "must start with a command (" + ", ".join(w for w, _ in VERBS) + ")")
+        elif f.type == "guests":
+            v = r.get(f.name, list, check=lambda xs: None if xs and all(
+                isinstance(x, str) and x.upper() in userids for x in xs)
+                else f"must list guests of this scenario ({', '.join(userids)})")
+            v = [x.upper() for x in v]
+        elif f.type == "integer":
+            v = r.get(f.name, int, check=lambda x: None if x >= 1 else "must be 1 or more")
+        else:  # number, seconds
+            v = r.get(f.name, float, check=lambda x: None if x >= 0 else "must be 0 or more")
+        params[f.name] = v
+    if kind == "relocated" and "to" in params:
+        valid = datastores if params.get("method") == "vmotion" else members
+        what = "datastore" if params.get("method") == "vmotion" else "member"
+        if params["to"] not in valid:
+            raise r.fail("to", f"{params['to']!r} is not a {what} of this scenario; {what}s: "
+                         f"{', '.join(valid) or '(none)'}")
+    text = r.get("text", str, "") or default_text(kind, params)
+    points = r.get("points", float, 10.0, check=lambda v: None if v >= 0 else "must be 0 or more")
+    r.done()
+    return ObjectiveConfig(oid, kind, text, points, params,
+                           ctx.lines.line(("objective", i)) or 0)
 
 
 _LOADERS: dict[int, Callable[[_Context, _Reader], ScenarioConfig]] = {1: _load_v1}

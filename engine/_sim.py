@@ -128,6 +128,10 @@ class Simulation:
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self)
         self.lpm = LPMEngine(self)
+        from ._objectives import LessonTracker
+
+        #: the lesson's objectives, score and debrief (None: the scenario has no objectives)
+        self.lesson: LessonTracker | None = LessonTracker(self) if scenario.objectives else None
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
         #: apply references to wholly resident regions lazily (same distribution, far faster)
         self.defer_touches = True
@@ -166,6 +170,8 @@ class Simulation:
         self.steps += 1
         if self.t - self._last_sample_t >= self.sample_s - 1e-9:
             self._take_sample()
+        if self.lesson is not None:
+            self.lesson.update()
 
     def run_until(
         self,
@@ -191,6 +197,8 @@ class Simulation:
         while self.t < t_s - 1e-9:
             if should_stop is not None and should_stop():
                 break
+            if self.lesson is not None and self.lesson.ended:
+                break  # the lesson is over: nothing more to see
             self.step()
             n += 1
             if progress is not None and n % every == 0:
@@ -224,6 +232,8 @@ class Simulation:
         self.command_log.append((self.t, command, resp.rc, line, tuple(resp.lines)))
         self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
                                                   "issuer": issuer})
+        if self.lesson is not None:
+            self.lesson.update()
         return resp
 
     # -- events --------------------------------------------------------------------------------
@@ -744,7 +754,8 @@ class Simulation:
             for g in (self.guests[u] for u in sorted(self.guests))
         )
         return Snapshot(round(self.t, 6), members, guests, len(self.events),
-                        tuple(self.reloc.snapshot(r) for r in self.reloc.all))
+                        tuple(self.reloc.snapshot(r) for r in self.reloc.all),
+                        lesson=self.lesson.snapshot() if self.lesson is not None else None)
 
     # -- checks ----------------------------------------------------------------------------------
     def verify(self) -> list[str]:

@@ -317,6 +317,37 @@ class PassSnapshot:
 
 
 @dataclass(frozen=True)
+class ObjectiveSnapshot:
+    """One objective of a lesson as a viewer shows it."""
+
+    id: str
+    kind: str
+    text: str
+    points: float
+    status: str  # pending, met, failed
+    detail: str
+    t_s: float | None
+
+
+@dataclass(frozen=True)
+class LessonSnapshot:
+    """A lesson's objectives and score at the time of the snapshot."""
+
+    objectives: tuple[ObjectiveSnapshot, ...]
+    score: float
+    max_score: float
+    pass_score: float
+    hint_cost: float
+    hints_used: int
+    hints_total: int
+    ended: bool
+    ended_s: float | None
+    end_s: float
+    end_reason: str
+    passed: bool
+
+
+@dataclass(frozen=True)
 class RelocationSnapshot:
     """One relocation at one instant: its passes, throttles and quiesce so far."""
 
@@ -349,3 +380,4 @@ class Snapshot:
     events: int
     relocations: tuple[RelocationSnapshot, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    lesson: LessonSnapshot | None = None  # objectives and score, when the scenario has them

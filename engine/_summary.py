@@ -83,6 +83,8 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
         "commands": [{"t_s": round(t, 6), "command": c, "rc": rc, "line": line,
                       **({"response": list(resp)} if rc else {})}
                      for t, c, rc, line, resp in sim.command_log],
+        # a lesson's or a planner's objectives: score, results, what decided them
+        **({"objectives": sim.lesson.debrief()} if sim.lesson is not None else {}),
     }
 
 
@@ -158,4 +160,8 @@ def format_summary(s: dict[str, Any]) -> str:
         out.append("Paged out, in order: " + ", ".join(
             f"{g['userid']} (t={min(g['first_pageout_s'].values()):.0f}s)"
             for g in sorted(paged, key=lambda g: min(g["first_pageout_s"].values()))))
+    if "objectives" in s:
+        from ._objectives import format_debrief
+
+        out += ["", format_debrief(s["objectives"])]
     return "\n".join(out)

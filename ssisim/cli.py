@@ -74,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from ssisim import engine
 
-    path = resolve_scenario(args.scenario)
+    path = resolve_lesson(args.scenario)
     scenario = engine.load_scenario(path)
     until = scenario.duration_s if args.until is None else args.until
     if until < 0:
@@ -82,6 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     # open the store first: a database we cannot write is better known before a long run
     store = engine.RunStore(args.db) if not args.no_store else None
     sim = engine.Simulation(scenario, seed=args.seed)
+    if args.session:
+        engine.apply_session(sim, engine.load_session(args.session))
     started = _now()
     bar = tqdm(total=1000, desc=scenario.name[:30], unit="‰", file=sys.stderr,
                disable=None if not args.quiet else True, leave=False)
@@ -141,9 +143,88 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     for name in args.scenario:
         sc = engine.load_scenario(resolve_scenario(name))
+        extra = f", lesson {sc.lesson.id!r}" if sc.lesson is not None else ""
+        if sc.objectives:
+            extra += f", {len(sc.objectives)} objectives"
         print(f"{name}: OK ({len(sc.members)} members, {len(sc.guests)} guests, "
-              f"{len(sc.timeline)} timeline commands, format version {engine.CURRENT_VERSION})")
+              f"{len(sc.timeline)} timeline commands{extra}, format version "
+              f"{engine.CURRENT_VERSION})")
     return 0
+
+
+def resolve_lesson(name: str) -> Path:
+    """A lesson file as given, or a bundled lesson by id or file name."""
+    p = Path(name)
+    if p.exists():
+        return p
+    root = bundled_dir() / "lessons"
+    for cand in sorted(root.glob("*.toml")):
+        if name in (cand.stem, cand.name) or cand.stem.split("-", 1)[-1] == name:
+            return cand
+    return resolve_scenario(name)
+
+
+def cmd_lessons(args: argparse.Namespace) -> int:
+    """List the bundled lessons in their order."""
+    from ssisim import engine
+
+    for p in sorted((bundled_dir() / "lessons").glob("*.toml")):
+        sc = engine.load_scenario(p)
+        if sc.lesson is not None:
+            print(f"{p.stem:<28} {sc.lesson.title} ({len(sc.objectives)} objectives, "
+                  f"{sc.duration_s / 60:g} min)")
+    return 0
+
+
+GRADE_COLUMNS = ["session", "student", "score", "max_score", "passed", "ended_s", "hints",
+                 "lost"]
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Replay each session in the lesson; a row per session, a bad session does not stop it."""
+    import csv
+
+    from ssisim import engine
+
+    scenario = engine.load_scenario(resolve_lesson(args.lesson))
+    if not scenario.objectives:
+        raise UserError(f"{args.lesson}: has no objectives; grade runs lessons "
+                        "(see `ssisim lessons`)")
+    rows, debriefs, bad = [], {}, 0
+    for path in args.sessions:
+        try:
+            d = engine.grade_session(scenario, engine.load_session(path))
+        except engine.ScenarioError as e:
+            bad += 1
+            print(f"ssisim: {e}", file=sys.stderr)
+            rows.append({"session": path, "student": "", "score": "", "max_score": "",
+                         "passed": "error", "ended_s": "", "hints": "", "lost": str(e)})
+            continue
+        debriefs[path] = d
+        student = engine.load_session(path).student
+        rows.append({"session": path, "student": student, "score": f"{d['score']:g}",
+                     "max_score": f"{d['max_score']:g}", "passed": "yes" if d["passed"] else "no",
+                     "ended_s": f"{d['ended_s']:g}", "hints": str(len(d["hints_used"])),
+                     "lost": "; ".join(f"-{x['points']:g} {x['reason']}" for x in d["lost"])})
+    width = max(len(r["session"]) for r in rows)
+    print(f"{'SESSION':<{width}}  {'STUDENT':<12} {'SCORE':>5} {'OF':>4} {'PASSED':<6}  LOST")
+    for r in rows:
+        print(f"{r['session']:<{width}}  {r['student'][:12]:<12} {r['score']:>5} "
+              f"{r['max_score']:>4} {r['passed']:<6}  {r['lost']}")
+    if args.csv:
+        try:
+            with open(args.csv, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=GRADE_COLUMNS)
+                w.writeheader()
+                w.writerows(rows)
+        except OSError as e:
+            raise UserError(f"{args.csv}: cannot write the CSV ({e.strerror})") from None
+    if args.json:
+        _write_json(debriefs, args.json)
+    if bad:
+        print(f"ssisim: {bad} of {len(rows)} sessions could not be graded (see above)",
+              file=sys.stderr)
+    return 1 if bad else 0
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
@@ -358,7 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", metavar="PATH|-", help="write the summary as JSON ('-': stdout)")
     r.add_argument("--csv", metavar="DIR", help="write samples and events as CSV files")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    r.add_argument("--session", metavar="FILE",
+                   help="replay a recorded session (a student's commands) in the scenario")
     r.set_defaults(fn=cmd_run)
+
+    gr = sub.add_parser("grade", help="grade recorded sessions of a lesson, one row each")
+    gr.add_argument("lesson", help="lesson file, or the name of a bundled lesson")
+    gr.add_argument("sessions", nargs="+", metavar="SESSION", help="recorded session files")
+    gr.add_argument("--csv", metavar="PATH", help="also write the table as CSV")
+    gr.add_argument("--json", metavar="PATH|-", help="write every debrief as JSON")
+    gr.set_defaults(fn=cmd_grade)
+
+    le = sub.add_parser("lessons", help="list the bundled lessons")
+    le.set_defaults(fn=cmd_lessons)
 
     c = sub.add_parser("check", help="validate scenario files without running them")
     c.add_argument("scenario", nargs="+")
