@@ -18,7 +18,7 @@ test: setup-test syslibs
 	PYTHONPATH=. $(BIN)/lint-imports
 	$(BIN)/python -m pytest
 	@echo "== engine and CLI tests again, in a venv without Qt =="
-	$(HEADLESS)/bin/python -m pytest tests/engine tests/scenarios tests/cli -W ignore::pytest.PytestConfigWarning
+	$(HEADLESS)/bin/python -m pytest tests/engine tests/scenarios tests/cli tests/lessons -W ignore::pytest.PytestConfigWarning
 
 bench: setup
 	$(BIN)/ssisim bench

@@ -141,6 +141,9 @@ class CommandProcessor:
                 state = "Joined" if self.sim.members[name].up else "Down"
                 lines.append(f"   {i} {name:<8} {state:<8}")
             return lines
+        if abbrev(what, "ISLINK", 6):
+            tok.end()
+            return self._q_islink(m)
         if abbrev(what, "STORAGE", 4):
             tok.end()
             return [f"STORAGE = {format_size(m.cfg.central_pages)} CONFIGURED = "
@@ -738,6 +741,22 @@ class CommandProcessor:
         mv = lpm.start(g, dest.name, opts)
         return [(f"Partition migration of {g.userid} from {mv.source} to {dest.name} started "
                  f"({mv.options})")]
+
+    def _q_islink(self, m: Member) -> list[str]:
+        """The ISFC links from this member: CHPIDs, CTCs, capacity factor and relocation rate."""
+        from ._relocation import link_pages_per_s
+
+        links = [lk for lk in self.sim.scenario.links if m.name in lk.members]
+        if not links:
+            return [f"HCPQIS2702I {m.name} has no ISFC links"]
+        out = []
+        for lk in sorted(links, key=lambda x: x.members):
+            other = next(n for n in lk.members if n != m.name)
+            chp = ", ".join(f"{c.gbps} Gbit/s x {c.ctcs} CTC" for c in lk.chpids) or "none"
+            mb_s = link_pages_per_s(lk) * 4096 / 1e6
+            out.append(f"Node {other:<8} capacity {lk.capacity_factor:>3}  CHPIDs {len(lk.chpids)}: {chp}"
+                       f"  (relocation about {mb_s:,.0f} MB/s)")
+        return out
 
     # -- lessons -----------------------------------------------------------------------------------
     def _tracker(self, verb: str) -> Any:

@@ -270,6 +270,8 @@ class LessonTracker:
             d = m.to_dict()
             o.evidence += self._move_evidence(m, d)
             if m.state != "done":
+                o.detail = (f"the move of {p['guest']} to {m.dest} at {_ts(m.t_start)} s ended "
+                            f"{d['result']}: {d['message']}")
                 continue
             if "to" in p and m.dest != p["to"]:
                 continue
@@ -378,11 +380,11 @@ class LessonTracker:
                 if pct > o.peak:
                     o.peak, o.peak_t = pct, t
                 if pct > p["max_pct"] + 1e-9:
-                    o.evidence.append((t, f"{volid} on {n} is {pct:.0f} % full"))
-                    self._decide(o, "failed", t, f"{volid} on {n} reached {pct:.0f} % at {_ts(t)} s "
+                    o.evidence.append((t, f"{volid} on {n} is {pct:.1f} % full"))
+                    self._decide(o, "failed", t, f"{volid} on {n} reached {pct:.1f} % at {_ts(t)} s "
                                  f"(limit {p['max_pct']:g} %)")
                     return
-        o.detail = f"fullest volume {o.peak:.0f} %" if o.peak >= 0 else "no paging"
+        o.detail = f"the fullest volume was {o.peak:.1f} % full" if o.peak >= 0 else "no paging"
 
     def _eval_keep_running(self, o: ObjectiveState, t: float) -> None:
         for uid in o.cfg.params["guests"]:
