@@ -76,3 +76,15 @@ def test_a_played_lesson_records_and_replays_to_the_same_score(path, tmp_path):
     again = grade_session(sc, load_session(f))
     assert again["score"] == played["score"] < 100
     assert again["objectives"] == played["objectives"]
+
+
+def test_the_lesson_guide_documents_every_objective_kind():
+    from ssisim.engine import OBJECTIVE_KINDS
+
+    guide = (Path(__file__).parents[2] / "docs" / "lessons.md").read_text()
+    for kind, (family, fields, _what) in OBJECTIVE_KINDS.items():
+        row = next((ln for ln in guide.splitlines() if ln.startswith(f"| `{kind}` |")), None)
+        assert row is not None, f"{kind} is not in docs/lessons.md"
+        assert f"| {family} |" in row
+        for f in fields:
+            assert f"`{f.name}`" in row, f"{kind}.{f.name} is not documented"
