@@ -88,6 +88,15 @@ def _ts(t: float) -> str:
     return f"{round(t, 1):g}"
 
 
+def _throttle(key: str) -> str:
+    """A throttle ("destination:frames") as a phrase: its side and what it waits for."""
+    from ._relocation import THROTTLE_REASONS
+
+    side, _, reason = key.partition(":")
+    why = THROTTLE_REASONS.get((side, reason), reason.replace("_", " "))
+    return f"the {side} throttle ({why})"
+
+
 def default_text(kind: str, p: dict[str, Any]) -> str:
     """A sentence for an objective without its own ``text``."""
     by = f" by t = {p['by_s']:g} s" if "by_s" in p else ""
@@ -311,13 +320,12 @@ class LessonTracker:
                         in_q[k] = in_q.get(k, 0.0) + ov
         for k, v in thr[:2]:
             if v >= 1.0:
-                out.append((m.t_start, f"{uid}: the {k.replace(':', ' ')} throttle held the move "
-                            f"{v:.1f} s in all"))
+                out.append((m.t_start, f"{uid}: {_throttle(k)} held the move {v:.1f} s in all"))
         if q0 is not None:
             q = f"{uid}: quiesced at {_ts(q0)} s for {d['quiesce_s']:.1f} s"
             if in_q:
                 k, v = max(in_q.items(), key=lambda kv: kv[1])
-                q += f"; the {k.replace('_', ' ')} throttle stretched it by {v:.1f} s"
+                q += f"; {_throttle(k.replace(' ', ':'))} stretched it by {v:.1f} s"
             out.append((q0, q))
         end = m.t_end if m.t_end is not None else self.sim.t
         out.append((end, f"{uid}: {d['result']} after {d['relocation_s']:.1f} s, "
@@ -327,6 +335,15 @@ class LessonTracker:
     def _eval_member_empty(self, o: ObjectiveState, t: float) -> None:
         name = o.cfg.params["member"]
         left = [g.userid for g in self.sim.guests.values() if g.member == name]
+        moves = [m for m in self.sim.reloc.all if m.source == name and not m.active]
+        for m in moves[o.seen_moves:]:
+            d = m.to_dict()
+            if m.state == "done":
+                o.evidence.append((m.t_end, f"{d['guest']} relocated to {m.dest} in "
+                                   f"{d['relocation_s']:.1f} s"))
+            else:
+                o.evidence += self._move_evidence(m, d)
+        o.seen_moves = len(moves)
         if not left:
             self._decide(o, "met", t, f"{name} has no guest logged on at {_ts(t)} s")
         else:
