@@ -45,6 +45,7 @@ class Session:
     student: str
     commands: tuple[TimelineEntry, ...]
     ended_s: float | None = None
+    lesson_line: int | None = None  # where the file names its lesson
 
 
 def session_key(scenario: ScenarioConfig) -> str:
@@ -111,7 +112,8 @@ def load_session(path: str | Path) -> Session:
                          f"{cmds[-1].at_s:g} s; commands must be in time order")
         cmds.append(TimelineEntry(at, c, 0))
     top.done()
-    return Session(str(p), lesson, sha, student, tuple(cmds), ended)
+    return Session(str(p), lesson, sha, student, tuple(cmds), ended,
+                   ctx.lines.line(("lesson",)))
 
 
 def apply_session(sim: Simulation, session: Session) -> None:
@@ -119,7 +121,7 @@ def apply_session(sim: Simulation, session: Session) -> None:
     want = session_key(sim.scenario)
     if session.lesson != want:
         what = "lesson" if sim.scenario.lesson is not None else "scenario"
-        raise ScenarioError(session.path, None, "lesson",
+        raise ScenarioError(session.path, session.lesson_line, "lesson",
                             f"this session was recorded in {session.lesson!r}, not in the "
                             f"{what} {want!r}")
     for c in session.commands:
