@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDockWidget,
@@ -181,6 +182,9 @@ class MainWindow(QMainWindow):
         self.act_record = a("&Record session...", self.record_session_dialog, "Ctrl+Shift+S",
                             "Save the scenario plus every command issued here, at its "
                             "simulated time: `ssisim run` replays it to the same results")
+        self.act_report = a("&Export report...", lambda: self.export_report(), None,
+                            "Store the run so far and write its report into a folder: HTML "
+                            "with charts, and the data as CSV")
         self.act_quit = a("&Quit", lambda: self.close(), "Ctrl+Q")
         self.act_run = a("Run", self.toggle_run, "Space", "Run or pause the simulated clock")
         self.act_step = a("Step", self.step, "F10", "Advance one step and pause")
@@ -225,7 +229,7 @@ class MainWindow(QMainWindow):
 
         mb = self.menuBar()
         m = mb.addMenu("&File")
-        for act in (self.act_open, self.act_save, self.act_record):
+        for act in (self.act_open, self.act_save, self.act_record, self.act_report):
             m.addAction(act)
         m.addSeparator()
         m.addAction(self.act_quit)
@@ -543,6 +547,50 @@ class MainWindow(QMainWindow):
             self.prefs.last_dir = str(Path(path).parent)
             self.statusBar().showMessage(f"Session recorded to {path}; replay it with "
                                          f"`ssisim run {path}`", 8000)
+
+    def export_report(self, folder: str | None = None) -> Path | None:
+        """Store the run so far in the run store and write its report into a folder.
+
+        The report is the one ``ssisim report`` writes for a stored run; ``folder`` is asked
+        for when not given. Returns the report's HTML page, or None when nothing was written.
+        """
+        import datetime as dt
+
+        from ssisim.engine import RunStore, StoreError, build_summary
+
+        from ssisim import __version__
+        from ssisim.report import ReportError, write_report
+
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Export report to folder",
+                                                      self._dir())
+            if not folder:
+                return None
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+        def store(sim: Any) -> tuple[Path, int]:
+            # on the worker thread, between steps: the run is saved as it stands now
+            with RunStore() as runs:
+                return runs.path, runs.save(sim, build_summary(sim, __version__), now, now,
+                                            __version__)
+
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            db, run_id = self.worker.call(store).result(timeout=120)
+            report = write_report(run_id, folder, db)
+        except FutureTimeout:
+            QMessageBox.warning(self, "Report not written", "The simulation did not answer "
+                                "in time.")
+            return None
+        except (ReportError, StoreError, OSError) as e:
+            QMessageBox.warning(self, "Report not written", str(e))
+            return None
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.prefs.last_dir = folder
+        self.statusBar().showMessage(f"Run stored as run {run_id} in {db}; report written to "
+                                     f"{report.path}", 10000)
+        return report.path
 
     # -- help ----------------------------------------------------------------------------------
     def show_shortcuts(self) -> None:

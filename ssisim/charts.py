@@ -10,6 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from ssisim.engine import PAGES_PER_GB  # noqa: E402
 
@@ -46,8 +47,12 @@ def pages_per_pass(reloc: dict[str, Any], path: Path) -> Path:
     ax.set_xlabel("pass")
     ax.set_ylabel("pages sent (millions)")
     ax.set_xticks(xs)
+    # room above the bars for the legend, and bars of a sensible width when there are few
+    ax.set_ylim(0, max(ys, default=0) * 1.3 or 1)
+    ax.set_xlim(0.4, max(len(xs), 4) + 0.6)
+    n = reloc["passes"]
     ax.set_title(f"{reloc['guest']} {reloc['source']} to {reloc['destination']}: "
-                 f"{reloc['passes']} passes, quiesce {reloc['quiesce_s']:.1f} s, "
+                 f"{n} pass{'' if n == 1 else 'es'}, quiesce {reloc['quiesce_s']:.1f} s, "
                  f"total {reloc['relocation_s']:.1f} s", fontsize=9)
     return _save(fig, path)
 
@@ -97,6 +102,123 @@ def member_storage(samples: list[dict[str, Any]], frames: dict[str, int], path: 
     return _save(fig, path)
 
 
+TIER_COLOURS = {"central": "#4C72B0", "xstor": "#DD8452", "paging": "#C44E52"}
+
+
+def _shade_spans(ax: Any, spans: list[tuple[float, float, str]] | None, label: bool) -> None:
+    """Grey bands over a time axis for moves (start_s, end_s, label), labelled at the top.
+
+    Overlapping moves make one band, labelled with their number: 25 ASYNC relocations would
+    otherwise stack to a dark block under a pile of labels.
+    """
+    bands: list[tuple[float, float, list[str]]] = []
+    for start, end, text in sorted(spans or []):
+        end = max(end, start + 0.5)
+        if bands and start <= bands[-1][1]:
+            bands[-1] = (bands[-1][0], max(bands[-1][1], end), [*bands[-1][2], text])
+        else:
+            bands.append((start, end, [text]))
+    x0, x1 = ax.get_xlim()
+    placed: list[float] = []  # label positions so far, to step close ones down
+    for start, end, texts in bands:
+        text = texts[0] if len(texts) == 1 else f"{len(texts)} moves"
+        ax.axvspan(start, end, color="#777777", alpha=0.13, linewidth=0)
+        # edges stay visible over stacked areas, where the band alone hardly shows
+        for x in (start, end):
+            ax.axvline(x, color="#444444", linestyle="--", linewidth=0.8)
+        if label and text:
+            near = [x for x in placed if start - x < 0.12 * (x1 - x0)]
+            placed.append(start)
+            ax.annotate(text, (start, 1), xycoords=("data", "axes fraction"),
+                        xytext=(3, -3 - 10 * (len(near) % 6)), textcoords="offset points",
+                        fontsize=7, va="top", color="#222222",
+                        bbox={"boxstyle": "square,pad=0.15", "fc": "white", "ec": "none",
+                              "alpha": 0.8})
+
+
+def _thousands(ax: Any) -> None:
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+
+
+def member_tiers(samples: list[dict[str, Any]], member: str, capacity: dict[str, int],
+                 path: Path, spans: list[tuple[float, float, str]] | None = None) -> Path:
+    """One member's storage tiers over time, each in use as a percentage of its capacity.
+
+    Parameters
+    ----------
+    samples : list of dict
+        Member samples (the run store's ``MEMBER_COLUMNS``); other members' rows are ignored.
+    member : str
+        The member to draw.
+    capacity : dict
+        Pages of each tier: ``central`` (frames), ``xstor`` (blocks), ``paging`` (slots). A tier
+        of capacity 0 is not configured and is left out.
+    path : Path
+        The PNG to write.
+    spans : list of (start_s, end_s, label), optional
+        Moves to shade (relocations to or from the member).
+    """
+    rows = [s for s in samples if s["member"] == member]
+    t = [s["t_s"] for s in rows]
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    for tier, col, name in (("central", "central_used", "central"),
+                            ("xstor", "xstor_used", "XSTOR"),
+                            ("paging", "slots_used", "paging space")):
+        cap = capacity.get(tier, 0)
+        if cap <= 0:
+            continue
+        ax.plot(t, [100 * s[col] / cap for s in rows], color=TIER_COLOURS[tier],
+                label=f"{name} ({gb(cap):,.1f} GB)")
+    _shade_spans(ax, spans, label=True)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("in use (% of capacity)")
+    ax.set_xlabel("simulated seconds")
+    ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(f"{member}: storage in use", fontsize=9)
+    return _save(fig, path)
+
+
+def member_paging(samples: list[dict[str, Any]], member: str, path: Path,
+                  spans: list[tuple[float, float, str]] | None = None) -> Path:
+    """One member's paging rates over time, in pages per second.
+
+    Page-ins from XSTOR and from DASD stacked above, page-outs to XSTOR and to DASD stacked
+    below, with XSTOR-to-DASD migration as a line. ``samples`` and ``spans`` as for
+    :func:`member_tiers`.
+    """
+    rows = [s for s in samples if s["member"] == member]
+    t = [s["t_s"] for s in rows]
+    fig, (up, down) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True)
+    up.stackplot(t, [s["xstor_in_s"] for s in rows], [s["dasd_in_s"] for s in rows],
+                 colors=[TIER_COLOURS["xstor"], TIER_COLOURS["paging"]],
+                 labels=["from XSTOR", "from DASD"])
+    down.stackplot(t, [s["xstor_out_s"] for s in rows], [s["dasd_out_s"] for s in rows],
+                   colors=[TIER_COLOURS["xstor"], TIER_COLOURS["paging"]],
+                   labels=["to XSTOR", "to DASD"])
+    if any(s["migrate_s"] for s in rows):
+        down.plot(t, [s["migrate_s"] for s in rows], color="#333333", linewidth=1,
+                  label="XSTOR to DASD (migration)")
+    for ax, what, cols in ((up, "page-ins", ("xstor_in_s", "dasd_in_s")),
+                           (down, "page-outs", ("xstor_out_s", "dasd_out_s", "migrate_s"))):
+        _shade_spans(ax, spans, label=ax is up)
+        ax.set_ylabel(f"{what} per s")
+        if any(s[c] for s in rows for c in cols):
+            ax.set_ylim(bottom=0)
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        else:  # a flat zero would get tick labels of 0.00x
+            ax.set_ylim(0, 1)
+            ax.set_yticks([0])
+            ax.annotate(f"no {what}", (0.5, 0.5), xycoords="axes fraction", ha="center",
+                        va="center", fontsize=9, color="#555555")
+        _thousands(ax)
+        ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    down.set_xlabel("simulated seconds")
+    up.set_title(f"{member}: paging", fontsize=9)
+    return _save(fig, path)
+
+
 def series_chart(rows: list[dict[str, Any]], xlabel: str, path: Path,
                  published: dict[str, dict[float, float]] | None = None,
                  invert: bool = False) -> Path:
@@ -127,30 +249,45 @@ LOCATION_COLOURS = {"central": "#4C72B0", "xstor": "#DD8452", "dasd": "#C44E52"}
 
 
 def pages_by_location(runs: dict[str, list[dict[str, Any]]], userids: list[str], path: Path,
-                      phases: list[tuple[float, str]] | None = None) -> Path:
-    """Stacked pages in central, XSTOR and on DASD over time: a row per run, a column per guest."""
+                      phases: list[tuple[float, str]] | None = None, unit: str = "MB",
+                      spans: list[tuple[float, float, str]] | None = None) -> Path:
+    """Stacked pages in central, XSTOR and on DASD over time: a row per run, a column per guest.
+
+    ``phases`` are moments marked with a dotted line, ``spans`` (start_s, end_s, label) are
+    shaded (a relocation); ``unit`` is ``MB`` or ``GB``.
+    """
     names = list(runs)
-    fig, axes = plt.subplots(len(names), len(userids), figsize=(4 * len(userids), 2.6 * len(names)),
+    per_unit = 256 if unit == "MB" else PAGES_PER_GB
+    # a single guest of a single run gets a chart wide enough to read
+    fig, axes = plt.subplots(len(names), len(userids),
+                             figsize=(max(4 * len(userids), 7.5), max(2.6 * len(names), 3.2)),
                              sharex=True, squeeze=False)
     for r, name in enumerate(names):
         for c, uid in enumerate(userids):
             ax = axes[r][c]
             rows = [s for s in runs[name] if s["userid"] == uid]
             t = [s["t_s"] for s in rows]
-            ys = [[s[k] / 256 for s in rows] for k in ("central", "xstor", "dasd")]
+            ys = [[s[k] / per_unit for s in rows] for k in ("central", "xstor", "dasd")]
             ax.stackplot(t, *ys, colors=list(LOCATION_COLOURS.values()),
                          labels=["central", "XSTOR", "DASD"])
+            _shade_spans(ax, spans, label=r == 0 and c == 0)
             for x, label in phases or []:
                 ax.axvline(x, color="#555555", linestyle=":", linewidth=1)
                 if r == 0 and c == 0:
                     ax.annotate(label, (x, 0), xytext=(2, 2), textcoords="offset points",
-                                fontsize=7, rotation=90, va="bottom")
+                                fontsize=7, rotation=90, va="bottom",
+                                bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                                      "alpha": 0.6})
             ax.set_title(f"{uid}: {name}", fontsize=9)
             if c == 0:
-                ax.set_ylabel("MB")
+                ax.set_ylabel(unit)
             if r == len(names) - 1:
                 ax.set_xlabel("simulated seconds")
-    axes[0][0].legend(fontsize=7, loc="upper right")
+    if len(names) == 1 and len(userids) == 1:  # room for the legend beside the chart
+        axes[0][0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        axes[0][0].margins(y=0.1)
+    else:
+        axes[0][0].legend(fontsize=7, loc="upper right")
     return _save(fig, path)
 
 

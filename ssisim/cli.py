@@ -286,6 +286,19 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write a stored run's report: HTML with PNG charts and the CSV data behind them."""
+    from ssisim import report
+
+    try:
+        rep = report.write_report(args.run_id, Path(args.out), args.db)
+    except report.ReportError as e:
+        raise UserError(str(e)) from None
+    print(f"Report of run {args.run_id}: {rep.path} ({len(rep.charts)} charts, "
+          f"{len(rep.data)} data files)")
+    return 0
+
+
 def _measure(args: argparse.Namespace, run: Any, fmt: Any, ok: Any) -> int:
     """Run benchmarks or validations, write JSON if asked, print the table, exit 0 if all hold."""
     try:
@@ -470,6 +483,13 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--json", metavar="PATH|-")
     sh.add_argument("--events", action="store_true", help="list the run's events too")
     sh.set_defaults(fn=cmd_show)
+
+    rp = sub.add_parser("report", help="write a stored run's report: HTML, PNG charts, CSV data")
+    rp.add_argument("run_id", type=int)
+    rp.add_argument("--out", required=True, metavar="DIR",
+                    help="folder for report.html, its charts and data (created if needed)")
+    rp.add_argument("--db", metavar="PATH")
+    rp.set_defaults(fn=cmd_report)
 
     b = sub.add_parser("bench", help="run the benchmarks against their targets")
     b.add_argument("--json", metavar="PATH|-")

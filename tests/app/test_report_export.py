@@ -1,0 +1,49 @@
+"""File > Export report...: the session's run is stored and its report written to a folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+from ssisim.engine import RunStore
+
+
+def test_export_report_from_the_file_menu(make_window, run_to, tmp_path: Path,
+                                          monkeypatch) -> None:
+    # the run store in the user data dir is the test's own
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    out = tmp_path / "for colleagues"
+    asked: list[str] = []
+    warnings: list[str] = []
+
+    def choose(*_args, **_kw) -> str:
+        asked.append("folder")
+        return str(out)
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", choose)
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, title, text: warnings.append(text))
+
+    win = make_window("lgr-short-destination")
+    run_to(win, 130)  # past the end of the relocation (t = 30 .. 120)
+    file_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&File")
+    export = next(a for a in file_menu.actions() if a.text() == "&Export report...")
+    export.trigger()
+
+    assert warnings == [] and asked == ["folder"]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "LGR to a short destination" in html
+    for chart in ("relocation-1-passes.png", "relocation-1-throttles.png",
+                  "member-MEMB2-storage.png", "member-MEMB2-paging.png",
+                  "guest-LNXBUSY-pages.png"):
+        assert f'src="{chart}"' in html
+        assert (out / chart).stat().st_size > 10_000, chart
+    for data in ("members.csv", "guests.csv", "events.csv", "passes.csv"):
+        assert f'href="{data}"' in html and (out / data).is_file()
+    # the run is in the store, as it stood when exported, for `ssisim report` later
+    db = tmp_path / "data" / "ssisim" / "runs.sqlite"
+    with RunStore(db) as store:
+        runs = store.runs()
+        assert len(runs) == 1 and runs[0]["sim_end_s"] == 130
+        rec = store.run(runs[0]["id"])
+    assert rec is not None and rec["summary"]["relocations"][0]["result"] == "relocated"
+    assert "report written" in win.statusBar().currentMessage()
