@@ -189,6 +189,11 @@ class LessonConfig:
     pass_score: float
     hints: tuple[HintConfig, ...] = ()
     level: str = ""
+    #: seconds the lesson runs on after its last task is decided, so what the student's last
+    #: action causes (paging, a stopped guest) still counts
+    settle_s: float = 30.0
+    #: commands the student may not type in the lesson (the timeline may use them)
+    forbid: tuple[str, ...] = ("WORKLOAD",)
 
 
 @dataclass

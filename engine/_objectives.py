@@ -50,6 +50,7 @@ def _f(name: str, type_: str, required: bool = False, help: str = "") -> FieldSp
 
 
 _BY = _f("by_s", "seconds", help="deadline in simulated seconds (default: the end of the lesson)")
+_AFTER = _f("after_s", "seconds", help="the condition counts only from this simulated time on")
 
 #: the vocabulary: kind -> (family, fields, what it means)
 KINDS: dict[str, tuple[str, tuple[FieldSpec, ...], str]] = {
@@ -61,18 +62,20 @@ KINDS: dict[str, tuple[str, tuple[FieldSpec, ...], str]] = {
         _f("max_total_s", "number", help="the move may take at most this long"),
         _f("max_passes", "integer", help="memory-move passes (iterations) at most"),
         _f("max_throttle_s", "number", help="throttles may hold the move at most this long"),
-        _BY), "a move of the guest completes within the limits"),
-    "member_empty": ("achieve", (_f("member", "member", True), _BY),
+        _BY, _AFTER), "a move of the guest completes within the limits"),
+    "member_empty": ("achieve", (_f("member", "member", True), _BY, _AFTER),
                      "no guest is logged on to the member (evacuated)"),
     "central_free": ("achieve", (_f("member", "member", True),
-                                 _f("min_gb", "number", True, "free central storage, GB"), _BY),
+                                 _f("min_gb", "number", True, "free central storage, GB"), _BY,
+                                 _AFTER),
                      "the member has at least min_gb of central storage free"),
     "guest_state": ("achieve", (
         _f("guest", "guest", True), _f("state", "state", True, " | ".join(GUEST_STATES)),
-        _f("member", "member", help="and is on this member"), _BY),
+        _f("member", "member", help="and is on this member"), _BY, _AFTER),
         "the guest is in the state (running, stopped, suspended, logged_on, logged_off)"),
     "command_used": ("achieve", (_f("command", "command", True,
-                                    "words of the command; abbreviations typed count"), _BY),
+                                    "words of the command; abbreviations typed count"), _BY,
+                                  _AFTER),
                      "the student issued the command successfully"),
     "paging_below": ("always", (_f("member", "member", help="default: every member"),
                                 _f("max_pct", "number", True, "percent of a volume's slots")),
@@ -188,6 +191,16 @@ class LessonTracker:
         self._verb_min = dict(VERBS)
 
     # -- commands -------------------------------------------------------------------------------
+    def forbidden(self, command: str) -> str | None:
+        """The forbidden verb a typed command uses, if the lesson forbids it."""
+        if self.lesson is None or self.ended or not command.split():
+            return None
+        word = command.split()[0].upper()
+        for verb in self.lesson.forbid:
+            if verb.startswith(word) and len(word) >= min(self._verb_min.get(verb, 1), len(verb)):
+                return verb
+        return None
+
     def hint(self) -> list[str]:
         """The next hint (it costs points), or why there is none."""
         hints = self.lesson.hints if self.lesson else ()
@@ -241,7 +254,7 @@ class LessonTracker:
         sim = self.sim
         t = sim.t
         for o in self.objectives:
-            if o.status == "pending":
+            if o.status == "pending" and t >= o.cfg.params.get("after_s", 0.0) - 1e-9:
                 getattr(self, "_eval_" + o.cfg.kind)(o, t)
             if o.status == "pending" and o.family == "achieve":
                 by = o.cfg.params.get("by_s")
@@ -250,10 +263,14 @@ class LessonTracker:
                     self._announce(o)
         if t >= self.end_s - 1e-9:
             self.end("time is up")
-        elif self.objectives and all(o.status != "pending" for o in self.objectives
-                                     if o.family == "achieve") and \
-                any(o.family == "achieve" for o in self.objectives):
-            self.end("every task is decided")
+            return
+        achieve = [o for o in self.objectives if o.family == "achieve"]
+        if achieve and all(o.status != "pending" for o in achieve):
+            # run on a little, so what the last action causes still counts
+            last = max(o.t or 0.0 for o in achieve)
+            settle = self.lesson.settle_s if self.lesson is not None else 0.0
+            if t >= min(last + settle, self.end_s) - 1e-9:
+                self.end("every task is decided")
 
     def _decide(self, o: ObjectiveState, status: str, t: float, detail: str) -> None:
         o.status, o.t, o.detail = status, t, detail
@@ -432,7 +449,9 @@ class LessonTracker:
             g = self.sim.guests[p["guest"]]
             now = next((s for s in GUEST_STATES[:3] if self._guest_is(g.userid, s)), None) \
                 or ("logged on" if g.logged_on else "logged off")
-            return f"{g.userid} was {now.replace('_', ' ')} {when}, not {p['state']}"
+            where = f" on {g.member}" if g.member else ""
+            want = p["state"].replace("_", " ") + (f" on {p['member']}" if "member" in p else "")
+            return f"{g.userid} was {now.replace('_', ' ')}{where} {when}, not {want}"
         if o.cfg.kind == "command_used":
             return f"{p['command'].upper()} was not issued {when}"
         return f"not met {when}"

@@ -336,7 +336,13 @@ def _lesson(ctx: _Context, t: Any) -> LessonConfig:
         debrief=r.get("debrief", str, "", ),
         pass_score=r.get("pass_score", float, 0.0, check=lambda v: None if v >= 0
                          else "must be 0 or more"),
-        hints=tuple(hints), level=r.get("level", str, ""))
+        hints=tuple(hints), level=r.get("level", str, ""),
+        settle_s=r.get("settle_s", float, 30.0, check=lambda v: None if v >= 0
+                       else "must be 0 or more"),
+        forbid=tuple(v.upper() for v in r.get(
+            "forbid", list, ["WORKLOAD"], check=lambda xs: None if all(
+                isinstance(x, str) and known_verb(x) for x in xs)
+            else "must list command names (" + ", ".join(w for w, _ in VERBS) + ")")))
     r.done()
     return les
 

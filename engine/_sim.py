@@ -228,7 +228,12 @@ class Simulation:
         A command that CP would refuse changes nothing and gets CP's error message. ``line`` is
         the scenario line the command came from (0: typed or issued by code).
         """
-        resp = self.cp.execute(command, issuer)
+        verb = self.lesson.forbidden(command) if self.lesson is not None and line == 0 else None
+        if verb is not None:
+            resp = CPResponse([f"HCPLES2003E {verb} is not available in this lesson: the "
+                               "lesson is about what you do with the cluster as it is"], 1)
+        else:
+            resp = self.cp.execute(command, issuer)
         self.command_log.append((self.t, command, resp.rc, line, tuple(resp.lines)))
         self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
                                                   "issuer": issuer})

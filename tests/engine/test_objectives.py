@@ -320,3 +320,24 @@ def test_lesson_table_mistakes():
     with pytest.raises(ScenarioError, match="objective\\[1\\].id: 'x' is used twice"):
         scenario('[[objective]]\nid = "x"\nkind = "member_empty"\nmember = "M1"\n'
                  '[[objective]]\nid = "x"\nkind = "member_empty"\nmember = "M2"\n')
+
+
+def test_a_lesson_refuses_the_commands_it_forbids_but_its_timeline_may_use_them():
+    sim = Simulation(scenario(RELOCATED))
+    sim.run_until(9)  # the timeline's WORKLOAD at 8 s ran
+    assert any(c.startswith("WORKLOAD A") and rc == 0 for _t, c, rc, _l, _r in sim.command_log)
+    r = sim.execute("WORK A START IDLE")
+    assert r.rc != 0 and "WORKLOAD is not available in this lesson" in r.text
+    assert sim.execute("Q WORKLOAD A").rc == 0  # only the forbidden verb
+    allowed = loads_scenario(CLUSTER.format(duration=60, paging="1G")
+                             + LESSON.format(pass_score=10).replace("pass_score", "forbid = []\n"
+                                                                    "pass_score") + RELOCATED)
+    assert Simulation(allowed).execute("WORKLOAD A START IDLE").rc == 0
+
+
+def test_the_lesson_runs_on_after_the_last_task():
+    sc = scenario(RELOCATED)
+    sim = run(sc, [(10, "VMRELOCATE MOVE USER A TO M2")])
+    d = sim.lesson.debrief()
+    moved = d["objectives"][0]["t_s"]
+    assert d["ended_s"] == pytest.approx(round(moved) + sc.lesson.settle_s, abs=1)

@@ -18,6 +18,13 @@ LESSONS = sorted((bundled_dir() / "lessons").glob("*.toml"))
 SOLUTIONS = Path(__file__).parent / "solutions"
 
 
+def test_ten_lessons_ship_in_order():
+    assert len(LESSONS) >= 10
+    ids = [load_scenario(p).lesson.id for p in LESSONS]
+    assert len(set(ids)) == len(ids)
+    assert [p.name[:3] for p in LESSONS] == [f"{i:02d}-" for i in range(1, len(LESSONS) + 1)]
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
 def test_lesson_is_complete(path):
     sc = load_scenario(path)
