@@ -38,6 +38,8 @@ screenshots: setup syslibs
 		--theme light --screenshot docs/img/gui-relocation-throttled.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui overcommit --run-until 900 --select IDLE02 \
 		--theme light --screenshot docs/img/gui-paging.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui first-relocation --run-until 90 \
+		--session docs/img/gui-lesson.session.toml --theme light --screenshot docs/img/gui-lesson.png
 
 # The venv, rebuilt when pyproject.toml changes.
 $(BIN)/python:

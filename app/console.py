@@ -111,8 +111,8 @@ class Console(QWidget):
 
     def add_item(self, it: ConsoleItem) -> None:
         """Show CP's answer to a command (or a timeline command with its answer)."""
-        if it.kind == "timeline":
-            self._append(f"[{it.t_s:>6.0f}s] timeline: {it.command}", colour=DIM, bold=True)
+        if it.kind in ("timeline", "session"):
+            self._append(f"[{it.t_s:>6.0f}s] {it.kind}: {it.command}", colour=DIM, bold=True)
         elif it.kind == "waiting":
             for line in it.lines:
                 self._append(line, colour=DIM, italic=True)

@@ -199,6 +199,19 @@ class EventLog(QWidget):
         self.proxy.set_hidden(hidden)
         self.kinds_button.setText("Kinds" if not hidden else f"Kinds ({len(hidden)} hidden)")
 
+    def select_time(self, t_s: float) -> bool:
+        """Select and show the first event shown at or after simulated time ``t_s`` (Follow
+        is turned off so it stays in view); False when there is none."""
+        for r in range(self.proxy.rowCount()):
+            src = self.proxy.mapToSource(self.proxy.index(r, 0))
+            if self.table_model.events[src.row()].t_s >= t_s - 1e-6:
+                self.follow.setChecked(False)
+                self.table.selectRow(r)
+                self.table.scrollTo(self.proxy.index(r, 0),
+                                    QTableView.ScrollHint.PositionAtCenter)
+                return True
+        return False
+
     def visible_kinds(self) -> list[str]:
         """Kinds of the rows shown now."""
         return [self.proxy.index(r, 1).data() for r in range(self.proxy.rowCount())]

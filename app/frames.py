@@ -47,8 +47,9 @@ class ConsoleItem:
     """A line group for the console: an answer to a command, or a command of the timeline.
 
     ``kind`` is ``answer`` (CP's answer to a command typed or issued by a gesture),
-    ``waiting`` (the command waits: a SYNC relocation holds the console) or ``timeline``
-    (a command of the scenario's timeline and its answer).
+    ``waiting`` (the command waits: a SYNC relocation holds the console), ``timeline``
+    (a command of the scenario's timeline and its answer) or ``session`` (a command of a
+    recorded session being replayed, and its answer).
     """
 
     kind: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ssisim.engine import ScenarioConfig
+from ssisim.engine import ScenarioConfig, Session
 
 #: Size of the window in screenshot mode unless asked otherwise (pixels).
 SCREENSHOT_SIZE = (1600, 1000)
@@ -24,7 +24,7 @@ def _need_offscreen() -> bool:
 def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
             screenshot: str | None = None, size: tuple[int, int] | None = None,
             speed: str | None = None, select: str | None = None, theme: str | None = None,
-            argv: list[str] | None = None) -> int:
+            argv: list[str] | None = None, session: Session | None = None) -> int:
     """Open the window on ``scenario``; returns the exit code.
 
     Parameters
@@ -44,6 +44,9 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
         A guest to show in the guest detail.
     theme : str, optional
         ``system``, ``light`` or ``dark`` (for this run; the preference is not changed).
+    session : Session, optional
+        A recorded session (``load_session``) whose commands run at their simulated times, as
+        ``ssisim run --session`` runs them: a trainer watches a student's lesson.
     """
     if _need_offscreen():
         if not screenshot:
@@ -66,6 +69,12 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
     # screenshots are reproducible: no saved layout or preferences, nothing saved
     settings = None if screenshot else QSettings("ssisim", "ssisim")
     win = MainWindow(scenario, settings)
+    if screenshot:
+        win.training.interactive = False  # no briefing or debrief over the picture
+    if session is not None:
+        from ssisim.engine import apply_session
+
+        win.worker.call(lambda sim: apply_session(sim, session))
     if theme:
         apply_theme(theme)
         win.restyle()

@@ -44,6 +44,7 @@ from .preferences_dialog import PreferencesDialog
 from .relocate_dialog import RelocateDialog
 from .relocation_panel import RelocationPanel
 from .theme import apply_theme
+from .training import Training
 from .worker import SimWorker
 from .workload_dialog import WorkloadDialog
 
@@ -58,6 +59,8 @@ SHORTCUTS = (
     ("Ctrl+R", "start the scenario again from the beginning"),
     ("Ctrl+O / Ctrl+S", "open a scenario / save it"),
     ("Ctrl+Shift+S", "record the session as a scenario"),
+    ("Ctrl+Shift+L", "open a lesson (training mode)"),
+    ("Ctrl+H", "the lesson's next hint (it costs points)"),
     ("Shift while dropping", "ask for the relocation options"),
 )
 
@@ -119,6 +122,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["members"], self.docks["guest"])
         self.docks["console"].raise_()
         self.docks["members"].raise_()
+        self.training = Training(self)  # the Lesson dock and actions, before the layout
         self._build_actions()
         self.statusBar()
         self.compile_label = QLabel("")
@@ -229,7 +233,8 @@ class MainWindow(QMainWindow):
 
         mb = self.menuBar()
         m = mb.addMenu("&File")
-        for act in (self.act_open, self.act_save, self.act_record, self.act_report):
+        for act in (self.act_open, self.training.act_open_lesson, self.act_save,
+                    self.act_record, self.training.act_save_session, self.act_report):
             m.addAction(act)
         m.addSeparator()
         m.addAction(self.act_quit)
@@ -239,6 +244,7 @@ class MainWindow(QMainWindow):
         sm = m.addMenu("Speed")
         for act in self.speed_actions.values():
             sm.addAction(act)
+        self.training.add_menu(mb)
         m = mb.addMenu("&View")
         for dock in self.docks.values():
             m.addAction(dock.toggleViewAction())
@@ -270,6 +276,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["relocation"], self.docks["console"]],
                          [int(h * 0.6), int(h * 0.4)], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["members"]], [int(h * 0.4)], Qt.Orientation.Vertical)
+        self.training.default_layout()
 
     def showEvent(self, event: QShowEvent) -> None:
         """Lay the docks out for the window's size the first time it is shown."""

@@ -46,14 +46,20 @@ class Pacer:
         self.factor = factor
         self.restart(sim_t)
 
-    def allowed(self, sim_t: float) -> float:
-        """The simulated time the clock may reach now (``inf`` when not paced)."""
+    def allowed(self, sim_t: float, step_s: float = 0.0) -> float:
+        """The simulated time the clock may reach now (``inf`` when not paced).
+
+        ``step_s`` is the step the clock advances by: the clock is behind only when the next
+        step is overdue by more than ``MAX_LAG_WALL_S`` (a step longer than that lag, 1 s at
+        1x, must still come due).
+        """
         if self.factor is None:
             return math.inf
         target = self._sim0 + (self._clock() - self._wall0) * self.factor
-        if target - sim_t > MAX_LAG_WALL_S * self.factor:
+        lag = MAX_LAG_WALL_S * self.factor
+        if target - (sim_t + step_s) > lag:
             self.restart(sim_t)  # the machine cannot keep up: do not burst to catch up
-            target = sim_t + MAX_LAG_WALL_S * self.factor
+            target = sim_t + max(lag, step_s)
         return target
 
     def wait_s(self, sim_t: float, step_s: float) -> float:

@@ -35,6 +35,8 @@ class Preferences:
     pause_at_end: bool = True  # pause when the scenario's duration is reached
     console_history: list[str] = field(default_factory=list)
     last_dir: str = ""
+    confirm_hints: bool = True  # ask before a lesson's hint, which costs points
+    student: str = ""  # the name session files are saved under (asked once)
 
 
 def _as_bool(v: Any) -> bool:
@@ -57,6 +59,8 @@ def load(store: SettingsStore) -> Preferences:
         hist = [hist]
     p.console_history = [str(h) for h in (hist or [])][-200:]
     p.last_dir = str(store.value("prefs/last_dir", "") or "")
+    p.confirm_hints = _as_bool(store.value("training/confirm_hints", True))
+    p.student = str(store.value("training/student", "") or "")
     return p
 
 
@@ -68,6 +72,8 @@ def save(store: SettingsStore, p: Preferences) -> None:
     store.setValue("prefs/pause_at_end", p.pause_at_end)
     store.setValue("console/history", list(p.console_history[-200:]))
     store.setValue("prefs/last_dir", p.last_dir)
+    store.setValue("training/confirm_hints", p.confirm_hints)
+    store.setValue("training/student", p.student)
 
 
 __all__ = ["Preferences", "SettingsStore", "load", "save"]

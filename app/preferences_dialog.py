@@ -1,4 +1,4 @@
-"""The preferences dialog: theme, options on drop, pause at the scenario's end."""
+"""The preferences dialog: theme, options on drop, pause at the scenario's end, lessons."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QLineEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -33,10 +34,20 @@ class PreferencesDialog(QDialog):
         self.ask.setToolTip("Otherwise hold Shift while dropping to be asked.")
         self.pause = QCheckBox("Pause when the scenario's duration is reached")
         self.pause.setChecked(prefs.pause_at_end)
+        self.confirm_hints = QCheckBox("Ask before showing a lesson's hint")
+        self.confirm_hints.setChecked(prefs.confirm_hints)
+        self.confirm_hints.setToolTip("A hint costs points of the lesson's score; ask first, "
+                                      "with its cost.")
+        self.student = QLineEdit(prefs.student)
+        self.student.setPlaceholderText("asked the first time a session is saved")
+        self.student.setToolTip("The name saved session files carry, for the trainer who "
+                                "grades them.")
         form = QFormLayout()
         form.addRow("Theme", self.theme)
         form.addRow("", self.ask)
         form.addRow("", self.pause)
+        form.addRow("", self.confirm_hints)
+        form.addRow("Student name", self.student)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -49,4 +60,6 @@ class PreferencesDialog(QDialog):
         """The preferences as edited."""
         return replace(self._prefs, theme=self.theme.currentText(),
                        ask_relocation_options=self.ask.isChecked(),
-                       pause_at_end=self.pause.isChecked())
+                       pause_at_end=self.pause.isChecked(),
+                       confirm_hints=self.confirm_hints.isChecked(),
+                       student=self.student.text().strip())

@@ -88,7 +88,8 @@ class SimWorker(QThread):
     #: Kernel compilation finished after this many wall seconds.
     warmup_finished = Signal(float)
     #: The clock stopped by itself at this simulated time; the reason is ``target`` (a time
-    #: asked for with ``run_to``) or ``end`` (the scenario's duration).
+    #: asked for with ``run_to``), ``end`` (the scenario's duration) or ``lesson`` (the
+    #: lesson has ended: the clock stays stopped, as ``Simulation.run_until`` does headless).
     paused = Signal(float, str)
     #: The simulation raised; the text is the traceback. The clock is paused.
     failed = Signal(str)
@@ -107,6 +108,7 @@ class SimWorker(QThread):
         self._pacer = Pacer(1.0)
         self._stop_at: float | None = None
         self._end_reported = False
+        self._lesson_end_reported = False
         self._builder = SampleBuilder()
         self._samples: list[Sample] = []
         self._events: list[Event] = []
@@ -221,6 +223,13 @@ class SimWorker(QThread):
         if msg.kind == "command":
             rid, text = msg.payload
             self._command(rid, text)
+            self._check_lesson_end()
+        elif msg.kind in ("run", "step", "run_to") and self._lesson_over():
+            # the lesson is over: its clock stays where the lesson ended (Reset starts again)
+            self._running = False
+            self._stop_at = None
+            self._dirty = True
+            self.paused.emit(sim.t, "lesson")
         elif msg.kind == "run":
             self._running = True
             self._pacer.restart(sim.t)
@@ -232,6 +241,7 @@ class SimWorker(QThread):
             self._stop_at = None
             self._step()
             self._run_due()
+            self._check_lesson_end()
         elif msg.kind == "speed":
             self._pacer.set_factor(msg.payload, sim.t)
         elif msg.kind == "run_to":
@@ -262,6 +272,7 @@ class SimWorker(QThread):
         self._running = False
         self._stop_at = None
         self._end_reported = False
+        self._lesson_end_reported = False
         self._builder = SampleBuilder()
         self._samples.clear()
         self._events.clear()
@@ -272,6 +283,28 @@ class SimWorker(QThread):
         self._pacer.restart(0.0)
         self._run_due()  # the timeline's commands at t = 0 run before the first picture
         self._dirty = True
+
+    def _lesson_over(self) -> bool:
+        """True once the scenario's lesson (its objectives) has ended."""
+        sim = self._sim
+        return sim is not None and sim.lesson is not None and sim.lesson.ended
+
+    def _check_lesson_end(self) -> bool:
+        """Stop the clock the first time the lesson is found ended; True then.
+
+        Headless, ``Simulation.run_until`` stops stepping at the lesson's end: so does the
+        window, so what the student sees is what a replay of the session gives.
+        """
+        if self._lesson_end_reported or not self._lesson_over():
+            return False
+        sim = self._sim
+        assert sim is not None
+        self._lesson_end_reported = True
+        self._running = False
+        self._stop_at = None
+        self._publish()
+        self.paused.emit(sim.t, "lesson")
+        return True
 
     def _step(self) -> None:
         sim = self._sim
@@ -293,7 +326,7 @@ class SimWorker(QThread):
         sim = self._sim
         assert sim is not None
         deadline = time.perf_counter() + CHUNK_WALL_S
-        allowed = self._pacer.allowed(sim.t)
+        allowed = self._pacer.allowed(sim.t, sim.step_s)
         stepped = False
         try:
             while self._running:
@@ -317,6 +350,10 @@ class SimWorker(QThread):
                 self.gui_idle.wait(GUI_WAIT_S)
                 self._step()
                 stepped = True
+                if self._lesson_over():
+                    self._run_due()  # as run_until does after its last step
+                    self._check_lesson_end()
+                    return
                 if time.perf_counter() >= deadline or not self._inbox.empty():
                     break
         except Exception:  # noqa: BLE001 (reported to the window, which shows it)
@@ -364,8 +401,9 @@ class SimWorker(QThread):
                 self._console.append(ConsoleItem("answer", e.t_s, e.message, lines, rc,
                                                  req.request_id, req.waiting, e.seq))
             else:
-                self._console.append(ConsoleItem("timeline", e.t_s, e.message, lines, rc,
-                                                 seq=e.seq))
+                # typed but not here: a recorded session's command (``ssisim gui --session``)
+                self._console.append(ConsoleItem("session" if typed else "timeline", e.t_s,
+                                                 e.message, lines, rc, seq=e.seq))
 
     def _publish(self) -> None:
         sim = self._sim

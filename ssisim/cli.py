@@ -421,17 +421,23 @@ def cmd_gui(args: argparse.Namespace) -> int:
     """Open the desktop app (Qt is imported here only, never by the rest of the CLI)."""
     from ssisim import engine
 
-    scenario = engine.load_scenario(resolve_scenario(args.scenario or "demo"))
+    scenario = engine.load_scenario(resolve_lesson(args.scenario or "demo"))
     if args.run_until is not None and args.run_until < 0:
         raise UserError(f"--run-until {args.run_until:g}: must be 0 or more seconds")
     size = _size(args.size) if args.size else None
+    session = engine.load_session(args.session) if args.session else None
+    if session is not None:
+        want = scenario.lesson.id if scenario.lesson is not None else scenario.name
+        if session.lesson != want:
+            raise UserError(f"{args.session}: this session was recorded in {session.lesson!r}, "
+                            f"not in {want!r}")
     try:
         from ssisim.app.main import run_gui
     except ImportError as e:
         raise UserError(f"the desktop app needs PySide6 and pyqtgraph ({e}); install them with "
                         "pip install 'ssisim[gui]'") from None
     return run_gui(scenario, run_until=args.run_until, screenshot=args.screenshot, size=size,
-                   speed=args.speed, select=args.select, theme=args.theme)
+                   speed=args.speed, select=args.select, theme=args.theme, session=session)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -507,8 +513,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run only this validation (repeatable)")
     v.set_defaults(fn=cmd_validate)
 
-    g = sub.add_parser("gui", help="open the desktop app on a scenario (default: the demo)")
-    g.add_argument("scenario", nargs="?", help="scenario file, or the name of a bundled scenario")
+    g = sub.add_parser("gui", help="open the desktop app on a scenario or a lesson (default: "
+                       "the demo)")
+    g.add_argument("scenario", nargs="?", help="scenario or lesson file, or the name of a "
+                   "bundled scenario or lesson (a lesson opens in training mode)")
     g.add_argument("--run-until", type=float, metavar="SECONDS",
                    help="run until this simulated time, then pause")
     g.add_argument("--screenshot", metavar="PATH",
@@ -519,6 +527,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--select", metavar="USERID", help="show this guest in the guest detail")
     g.add_argument("--theme", choices=["system", "light", "dark"],
                    help="colours for this run (the saved preference is not changed)")
+    g.add_argument("--session", metavar="FILE",
+                   help="replay a recorded session's commands at their times (a student's "
+                   "lesson, shown to the trainer)")
     g.set_defaults(fn=cmd_gui)
     return p
 

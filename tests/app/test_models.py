@@ -35,6 +35,17 @@ def test_pacer_holds_the_simulated_clock_to_the_wall_clock():
     assert math.isinf(p.allowed(7.0)) and p.wait_s(7.0, 1.0) == 0.0
 
 
+def test_at_1x_a_step_longer_than_the_lag_still_comes_due():
+    clock = FakeClock()
+    p = Pacer(1.0, clock)
+    p.restart(0.0)
+    for _ in range(9):  # looked at every 0.1 s of wall time, as the worker does
+        clock.t += 0.1
+        assert p.allowed(0.0, 1.0) < 1.0  # the 1 s step is not due yet
+    clock.t += 0.1
+    assert p.allowed(0.0, 1.0) >= 1.0 - 1e-9  # after a wall second it is
+
+
 def test_samples_history_and_mailbox_keep_every_step():
     sim = Simulation(load_scenario(resolve_scenario("demo")))
     b = SampleBuilder()
