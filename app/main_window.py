@@ -7,6 +7,7 @@ goes to the console and the worker; nothing here touches the ``Simulation`` itse
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,6 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDialog,
     QDockWidget,
@@ -27,12 +27,14 @@ from PySide6.QtWidgets import (
 )
 from ssisim.engine import ScenarioConfig, ScenarioError, load_scenario, record_session
 
+from . import gc_guard
 from . import preferences as prefs_io
 from .cluster_view import ClusterView
 from .commands import relocate_command
 from .completion import CommandHistory
 from .console import Console
 from .event_log import EventLog
+from .futures import when_done
 from .guest_detail import GuestDetail
 from .guest_menu import build_guest_menu
 from .mailbox import Mailbox
@@ -123,6 +125,8 @@ class MainWindow(QMainWindow):
         self.docks["console"].raise_()
         self.docks["members"].raise_()
         self.training = Training(self)  # the Lesson dock and actions, before the layout
+        #: Work off the GUI thread that is not the simulation's (drawing a report's charts).
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ssisim-bg")
         self._build_actions()
         self.statusBar()
         self.compile_label = QLabel("")
@@ -150,7 +154,10 @@ class MainWindow(QMainWindow):
         self.timer.setInterval(REDRAW_MS)
         self.timer.timeout.connect(self.redraw)
         self.timer.start()
+        self._gc_held = False
         if start_worker:
+            gc_guard.hold()  # no garbage collection on the simulation thread (gc_guard.py)
+            self._gc_held = True
             self.worker.start()
 
     # -- building ------------------------------------------------------------------------------
@@ -555,18 +562,22 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Session recorded to {path}; replay it with "
                                          f"`ssisim run {path}`", 8000)
 
-    def export_report(self, folder: str | None = None) -> Path | None:
+    def export_report(self, folder: str | None = None) -> Future | None:
         """Store the run so far in the run store and write its report into a folder.
 
         The report is the one ``ssisim report`` writes for a stored run; ``folder`` is asked
-        for when not given. Returns the report's HTML page, or None when nothing was written.
+        for when not given. The run is stored on the worker thread between steps and the
+        report drawn on a thread of its own, so the window goes on redrawing meanwhile (a
+        long run takes seconds). Returns the future of the report's HTML page (None when no
+        folder was chosen); the status bar says when it is written, a message box if it
+        could not be.
         """
         import datetime as dt
 
-        from ssisim.engine import RunStore, StoreError, build_summary
+        from ssisim.engine import RunStore, build_summary
 
         from ssisim import __version__
-        from ssisim.report import ReportError, write_report
+        from ssisim.report import write_report
 
         if folder is None:
             folder = QFileDialog.getExistingDirectory(self, "Export report to folder",
@@ -581,23 +592,42 @@ class MainWindow(QMainWindow):
                 return runs.path, runs.save(sim, build_summary(sim, __version__), now, now,
                                             __version__)
 
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            db, run_id = self.worker.call(store).result(timeout=120)
-            report = write_report(run_id, folder, db)
-        except FutureTimeout:
-            QMessageBox.warning(self, "Report not written", "The simulation did not answer "
-                                "in time.")
-            return None
-        except (ReportError, StoreError, OSError) as e:
-            QMessageBox.warning(self, "Report not written", str(e))
-            return None
-        finally:
-            QApplication.restoreOverrideCursor()
-        self.prefs.last_dir = folder
-        self.statusBar().showMessage(f"Run stored as run {run_id} in {db}; report written to "
-                                     f"{report.path}", 10000)
-        return report.path
+        stored = self.worker.call(store)
+
+        def write() -> tuple[Path, int, Path]:
+            db, run_id = stored.result(timeout=120)
+            return db, run_id, write_report(run_id, folder, db).path
+
+        self.act_report.setEnabled(False)
+        self.statusBar().showMessage(f"Writing the report into {folder} ...")
+        fut = self._background.submit(write)
+
+        def done(result: tuple[Path, int, Path]) -> None:
+            db, run_id, page = result
+            self.act_report.setEnabled(True)
+            self.prefs.last_dir = folder
+            self.statusBar().showMessage(f"Run stored as run {run_id} in {db}; report written "
+                                         f"to {page}", 10000)
+
+        def failed(e: BaseException) -> None:
+            from ssisim.engine import StoreError
+
+            from ssisim.report import ReportError
+
+            if self._closed:
+                return
+            self.act_report.setEnabled(True)
+            self.statusBar().clearMessage()
+            if isinstance(e, FutureTimeout):
+                text = "The simulation did not answer in time."
+            elif isinstance(e, (ReportError, StoreError, OSError)):
+                text = str(e)
+            else:  # a fault of the program, not of the user's folder: say what it was
+                text = f"{type(e).__name__}: {e}"
+            QMessageBox.warning(self, "Report not written", text)
+
+        when_done(self, fut, done, failed)
+        return fut
 
     # -- help ----------------------------------------------------------------------------------
     def show_shortcuts(self) -> None:
@@ -620,6 +650,10 @@ class MainWindow(QMainWindow):
         self._closed = True
         self.timer.stop()
         self.worker.stop()
+        self._background.shutdown(wait=False, cancel_futures=True)
+        if self._gc_held and not self.worker.isRunning():
+            self._gc_held = False
+            gc_guard.release()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Keep the layout, stop the simulation."""

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -28,15 +27,12 @@ from ssisim.engine import ScenarioConfig, Simulation, session_text
 
 from . import preferences as prefs_io
 from .frames import Frame
+from .futures import when_done
 from .lesson_dialogs import BriefingDialog, DebriefDialog, LessonPicker, lesson_entries
 from .lesson_panel import LessonPanel
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
-
-#: How often a pending answer of the worker is looked for (ms).
-POLL_MS = 20
-
 
 def session_key(scenario: ScenarioConfig) -> str:
     """What a session file names its scenario by: the lesson's id, else the scenario's name."""
@@ -393,20 +389,4 @@ class Training(QObject):
             prefs_io.save(self.win.settings, self.win.prefs)
 
 
-def when_done(owner: QObject, fut: Future, fn: Callable[[Any], None]) -> None:
-    """Call ``fn(result)`` on the main thread once ``fut`` is done (errors are dropped: the
-    worker reports its own failures)."""
-    def poll() -> None:
-        if not fut.done():
-            QTimer.singleShot(POLL_MS, owner, poll)
-            return
-        try:
-            result = fut.result()
-        except Exception:  # noqa: BLE001 (nothing to show)
-            return
-        fn(result)
-
-    QTimer.singleShot(0, owner, poll)
-
-
-__all__ = ["Training", "default_session_name", "session_key", "when_done"]
+__all__ = ["Training", "default_session_name", "session_key"]

@@ -171,6 +171,14 @@ class SimWorker(QThread):
         self._inbox.put(_Msg("stop"))
         if self.isRunning():
             self.wait(timeout_ms)
+        # questions nobody will answer now: whoever waits on them hears so at once
+        while True:
+            try:
+                msg = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+            if msg.kind == "call":
+                msg.payload[1].cancel()
 
     # -- the thread ----------------------------------------------------------------------------
     def run(self) -> None:

@@ -161,6 +161,31 @@ class PauseEngine:
                       "image")
         return p
 
+    def logged_off(self, g: Guest) -> None:
+        """``g`` logged off in the middle of a suspend or resume: it ends there.
+
+        A suspend that had not finished its image leaves none: Linux boots afresh at the next
+        logon, with the workload it ran. A resume leaves the image where it was: at the next
+        logon Linux finds it and stays halted until RESUME.
+        """
+        p = self.active.pop(g.userid, None)
+        if p is None:
+            return
+        p.phase = "logged off"
+        if p.action == "suspend" and p.saved is not None:
+            g.workload = p.saved
+
+    def own_workload(self, g: Guest) -> Workload:
+        """The work ``g`` does for its users: while Linux suspends, is suspended or resumes,
+        the workload it left (it runs again once resumed), not the image walk or the nothing
+        that stands in for it meanwhile."""
+        p = self.active.get(g.userid)
+        if p is not None and p.saved is not None:
+            return p.saved
+        if g.linux == "suspended" and g.saved_workload is not None:
+            return g.saved_workload
+        return g.workload
+
     def _swap_walk(self, g: Guest, p: Pause, write: bool) -> None:
         """The image moving between memory and swap disk: a walk over its pages at disk speed."""
         rate = g.cfg.swap_mb_s * PAGES_PER_MB

@@ -274,7 +274,7 @@ class Simulation:
             inline = self.members[member].cfg.logoff_cleanup == "inline"
             c = self.pause.start_cleanup(g, inline)
         g.log_off()
-        self.pause.active.pop(g.userid, None)
+        self.pause.logged_off(g)
         self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off; its storage is being "
                   f"reset ({'the user ID stays taken until then' if inline else 'cleanup state'})",
                   {"cleanup_s": round(c.left / c.rate_pages_s, 3) if c.left else 0.0,
@@ -494,6 +494,8 @@ class Simulation:
                     break
         g.units_acc += units
         g.units_total += units
+        unit = g.workload.unit
+        g.units_by_unit[unit] = g.units_by_unit.get(unit, 0.0) + units
         g.cpu_s_total += cpu_used
         m.cpu_used_step += cpu_used
 

@@ -75,6 +75,9 @@ class Guest:
         self.share_absolute = cfg.share_absolute
         self.counters = PagingCounters()
         self.units_total = 0.0
+        #: Work done by unit (``tx/s`` work, ``pages/s`` work...): a guest whose workload
+        #: changed, or that wrote a suspend image, has done work of several kinds.
+        self.units_by_unit: dict[str, float] = {}
         self.units_step = 0.0
         self.cpu_s_total = 0.0
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)

@@ -78,6 +78,11 @@ def default_db_path() -> Path:
 class RunStore:
     """Stored runs: save a finished simulation, list runs, read one back."""
 
+    #: The columns of a member sample and of a guest sample, in their stored order (the keys
+    #: of the rows ``member_samples`` and ``guest_samples`` return).
+    MEMBER_COLUMNS = MEMBER_COLUMNS
+    GUEST_COLUMNS = GUEST_COLUMNS
+
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_db_path()
         try:

@@ -50,6 +50,7 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
     for uid in sorted(sim.guests):
         g = sim.guests[uid]
         t_end = max(sim.t, 1e-9)
+        unit = sim.pause.own_workload(g).unit
         guests.append({
             "userid": uid,
             "member": g.member,
@@ -62,9 +63,13 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
             "first_pageout_s": {k: round(v, 3) for k, v in sorted(g.first_out.items())},
             "paged_out": g.counters.xstor_out + g.counters.dasd_out + g.counters.dasd_clean,
             "paged_in": g.counters.xstor_in + g.counters.dasd_in,
-            "throughput": {"unit": g.workload.unit,
-                           "mean": round(g.units_total / t_end, 3),
-                           "last": round(g.units_step, 3)},
+            # the mean over the run of the work in the unit of the guest's own workload at the
+            # end; work in other units (an earlier workload, a suspend image) is by_unit
+            "throughput": {"unit": unit,
+                           "mean": round(g.units_by_unit.get(unit, 0.0) / t_end, 3),
+                           "last": round(g.units_step, 3),
+                           "by_unit": {u: round(v / t_end, 3)
+                                       for u, v in sorted(g.units_by_unit.items())}},
         })
     kinds = Counter(e.kind for e in sim.events)
     return {

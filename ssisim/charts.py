@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
-
-from ssisim.engine import PAGES_PER_GB  # noqa: E402
+from ssisim.engine import PAGES_PER_GB
 
 KIND_COLOURS = {"first": "#4C72B0", "intermediate": "#55A868", "penultimate": "#C44E52",
                 "final": "#8172B2"}
@@ -28,14 +25,21 @@ def _save(fig: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path
+
+
+def _subplots(*args: Any, figsize: tuple[float, float], **kw: Any) -> tuple[Figure, Any]:
+    """A figure and its axes, as ``pyplot.subplots`` gives them, without pyplot: a ``Figure``
+    of its own (no global state), so charts can be drawn on any thread (a report exported
+    from the window is drawn off the GUI thread)."""
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(*args, **kw)
 
 
 def pages_per_pass(reloc: dict[str, Any], path: Path) -> Path:
     """Bars of pages sent per memory-move pass, coloured by pass kind, with each pass's time."""
     passes = reloc["pass_list"]
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    fig, ax = _subplots(figsize=(7.5, 3.6))
     xs = [p["pass"] for p in passes]
     ys = [p["pages"] / 1e6 for p in passes]
     bars = ax.bar(xs, ys, color=[KIND_COLOURS[p["kind"]] for p in passes])
@@ -62,7 +66,7 @@ def throttle_timeline(reloc: dict[str, Any], events: list[dict[str, Any]], path:
     t0 = reloc["start_s"]
     ends = [e for e in events if e["kind"] == "THROTTLE_END" and e["userid"] == reloc["guest"]]
     reasons = sorted({f"{e['data']['side']}:{e['data']['reason']}" for e in ends})
-    fig, ax = plt.subplots(figsize=(8, 1.4 + 0.4 * (len(reasons) + 1)))
+    fig, ax = _subplots(figsize=(8, 1.4 + 0.4 * (len(reasons) + 1)))
     for i, reason in enumerate(reasons):
         spans = [(e["data"]["start_s"] - t0, max(e["t_s"] - e["data"]["start_s"], 0.05))
                  for e in ends if f"{e['data']['side']}:{e['data']['reason']}" == reason]
@@ -86,7 +90,7 @@ def member_storage(samples: list[dict[str, Any]], frames: dict[str, int], path: 
                    start_s: float | None = None) -> Path:
     """Per member: central storage in use (%) and page-out rate over time."""
     members = sorted({s["member"] for s in samples})
-    fig, axes = plt.subplots(2, 1, figsize=(8, 4.6), sharex=True)
+    fig, axes = _subplots(2, 1, figsize=(8, 4.6), sharex=True)
     for m in members:
         rows = [s for s in samples if s["member"] == m]
         t = [s["t_s"] for s in rows]
@@ -160,7 +164,7 @@ def member_tiers(samples: list[dict[str, Any]], member: str, capacity: dict[str,
     """
     rows = [s for s in samples if s["member"] == member]
     t = [s["t_s"] for s in rows]
-    fig, ax = plt.subplots(figsize=(8, 3.4))
+    fig, ax = _subplots(figsize=(8, 3.4))
     for tier, col, name in (("central", "central_used", "central"),
                             ("xstor", "xstor_used", "XSTOR"),
                             ("paging", "slots_used", "paging space")):
@@ -190,7 +194,7 @@ def member_paging(samples: list[dict[str, Any]], member: str, path: Path,
     """
     rows = [s for s in samples if s["member"] == member]
     t = [s["t_s"] for s in rows]
-    fig, (up, down) = plt.subplots(2, 1, figsize=(8, 4.4), sharex=True)
+    fig, (up, down) = _subplots(2, 1, figsize=(8, 4.4), sharex=True)
     up.stackplot(t, [s["xstor_in_s"] for s in rows], [s["dasd_in_s"] for s in rows],
                  colors=[TIER_COLOURS["xstor"], TIER_COLOURS["paging"]],
                  labels=["from XSTOR", "from DASD"])
@@ -223,7 +227,7 @@ def series_chart(rows: list[dict[str, Any]], xlabel: str, path: Path,
                  published: dict[str, dict[float, float]] | None = None,
                  invert: bool = False) -> Path:
     """Quiesce and relocation time of a validation series, with any published points."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    fig, ax = _subplots(figsize=(6.5, 3.4))
     for r in rows:
         pts = sorted((float(k), v) for k, v in r["series"].items())
         name = r["measure"].split()[0]
@@ -259,7 +263,7 @@ def pages_by_location(runs: dict[str, list[dict[str, Any]]], userids: list[str],
     names = list(runs)
     per_unit = 256 if unit == "MB" else PAGES_PER_GB
     # a single guest of a single run gets a chart wide enough to read
-    fig, axes = plt.subplots(len(names), len(userids),
+    fig, axes = _subplots(len(names), len(userids),
                              figsize=(max(4 * len(userids), 7.5), max(2.6 * len(names), 3.2)),
                              sharex=True, squeeze=False)
     for r, name in enumerate(names):
@@ -293,7 +297,7 @@ def pages_by_location(runs: dict[str, list[dict[str, Any]]], userids: list[str],
 
 def scheduling(runs: dict[str, list[dict[str, Any]]], userids: list[str], path: Path) -> Path:
     """How often paused guests were dispatched: interrupts handled per second, by run."""
-    fig, ax = plt.subplots(figsize=(8, 3.2))
+    fig, ax = _subplots(figsize=(8, 3.2))
     for name, rows in runs.items():
         for uid in userids:
             pts = [(s["t_s"], s["scheduled"]) for s in rows if s["userid"] == uid]
@@ -310,7 +314,7 @@ def scheduling(runs: dict[str, list[dict[str, Any]]], userids: list[str], path: 
 def large_guest(runs: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]],
                 path: Path) -> Path:
     """Throughput of the 2 TB guest and paging rates, one line per central storage size."""
-    fig, axes = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
+    fig, axes = _subplots(2, 1, figsize=(8, 5), sharex=True)
     for name, (members, guests) in runs.items():
         g = [s for s in guests if s["userid"] == "LNX2TB"]
         axes[0].plot([s["t_s"] for s in g], [s["throughput"] * 4096 / 2**30 for s in g],
@@ -335,7 +339,7 @@ def migration_comparison(moves: list[dict[str, Any]], path: Path, title: str = "
     ``moves`` are relocation or migration records of the JSON summary with a ``label`` and a
     ``kind`` ("lgr", "lpm", "vmotion") added.
     """
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 0.45 * len(moves) + 1.6), sharey=True)
+    fig, (ax1, ax2) = _subplots(1, 2, figsize=(10, 0.45 * len(moves) + 1.6), sharey=True)
     ys = list(range(len(moves)))[::-1]
     labels = [m["label"] for m in moves]
     colours = [METHOD_COLOURS.get(m["kind"], "#999999") for m in moves]

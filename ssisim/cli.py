@@ -116,17 +116,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def write_csv(sim: Any, folder: Path) -> None:
     """Member and guest samples and events of a run as CSV files in ``folder``."""
-    from ssisim.engine._store import GUEST_COLUMNS, MEMBER_COLUMNS
+    from ssisim.engine import RunStore
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / "members.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(MEMBER_COLUMNS)
+            w.writerow(RunStore.MEMBER_COLUMNS)
             w.writerows(sim.samples_member)
         with open(folder / "guests.csv", "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(GUEST_COLUMNS)
+            w.writerow(RunStore.GUEST_COLUMNS)
             w.writerows(sim.samples_guest)
         with open(folder / "events.csv", "w", newline="") as f:
             w = csv.writer(f)
@@ -351,9 +351,7 @@ def cmd_charts(args: argparse.Namespace) -> int:
     sim = run("lgr-short-destination")
     rel = sim.reloc.all[0].to_dict()
     written.append(charts.throttle_timeline(rel, events(sim), out / "relocation-throttles.png"))
-    from ssisim.engine._store import MEMBER_COLUMNS
-
-    samples = [dict(zip(MEMBER_COLUMNS, row)) for row in sim.samples_member]
+    samples = [dict(zip(engine.RunStore.MEMBER_COLUMNS, row)) for row in sim.samples_member]
     frames = {n: m.frames for n, m in sim.members.items()}
     written.append(charts.member_storage(samples, frames, out / "relocation-short-storage.png",
                                          rel["start_s"]))
@@ -365,10 +363,8 @@ def cmd_charts(args: argparse.Namespace) -> int:
                                        out / "relocation-size-series.png", pub))
     written.append(charts.series_chart(link_rows, "ISFC link capacity factor",
                                        out / "relocation-link-series.png", invert=True))
-    from ssisim.engine._store import GUEST_COLUMNS
-
     def guest_rows(sim: Any) -> list[dict[str, Any]]:
-        return [dict(zip(GUEST_COLUMNS, row)) for row in sim.samples_guest]
+        return [dict(zip(engine.RunStore.GUEST_COLUMNS, row)) for row in sim.samples_guest]
 
     pause_runs = {"Linux suspend": guest_rows(run("pause/pause-suspend")),
                   "CP STOP": guest_rows(run("pause/pause-stop"))}
@@ -380,7 +376,8 @@ def cmd_charts(args: argparse.Namespace) -> int:
     for gb in (2500, 2000, 1500):
         sim = run(f"large/guest-2tb-{gb}g")
         large[f"{gb / 1000:.1f} TB central"] = (
-            [dict(zip(MEMBER_COLUMNS, row)) for row in sim.samples_member], guest_rows(sim))
+            [dict(zip(engine.RunStore.MEMBER_COLUMNS, row)) for row in sim.samples_member],
+            guest_rows(sim))
         del sim
     written.append(charts.large_guest(large, out / "large-guest-2tb.png"))
     written.append(charts.migration_comparison(comparison_moves(run("migration-comparison")),

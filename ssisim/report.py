@@ -22,7 +22,6 @@ from urllib.parse import quote
 
 from ssisim import charts
 from ssisim.engine import PAGES_PER_GB, RunStore, ScenarioError, default_db_path, load_scenario
-from ssisim.engine._store import GUEST_COLUMNS, MEMBER_COLUMNS
 
 #: The report's page, in the output folder next to its charts and data.
 REPORT_FILE = "report.html"
@@ -280,12 +279,12 @@ class _Builder:
     def write_data(self) -> list[tuple[Path, str, int]]:
         """The CSV files (and the summary as JSON); (path, what, rows) of each."""
         out = []
-        out.append((self._csv("members.csv", MEMBER_COLUMNS,
-                              ([r[c] for c in MEMBER_COLUMNS] for r in self.members)),
+        out.append((self._csv("members.csv", RunStore.MEMBER_COLUMNS,
+                              ([r[c] for c in RunStore.MEMBER_COLUMNS] for r in self.members)),
                     "member samples: storage in use (pages) and paging rates (pages per s)",
                     len(self.members)))
-        out.append((self._csv("guests.csv", GUEST_COLUMNS,
-                              ([r[c] for c in GUEST_COLUMNS] for r in self.guests)),
+        out.append((self._csv("guests.csv", RunStore.GUEST_COLUMNS,
+                              ([r[c] for c in RunStore.GUEST_COLUMNS] for r in self.guests)),
                     ("guest samples: member, state, pages in central, XSTOR and on DASD, "
                      "throughput"), len(self.guests)))
         out.append((self._csv("events.csv", EVENT_COLUMNS,

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ssisim.engine import RunStore
 
 
-def test_export_report_from_the_file_menu(make_window, run_to, tmp_path: Path,
+def test_export_report_from_the_file_menu(make_window, run_to, qtbot, tmp_path: Path,
                                           monkeypatch) -> None:
     # the run store in the user data dir is the test's own
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -28,6 +28,11 @@ def test_export_report_from_the_file_menu(make_window, run_to, tmp_path: Path,
     file_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&File")
     export = next(a for a in file_menu.actions() if a.text() == "&Export report...")
     export.trigger()
+    # the report is drawn off the GUI thread: the window is back at once, and says so
+    assert not (out / "report.html").exists()
+    assert not export.isEnabled()
+    assert "Writing the report" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: export.isEnabled(), timeout=120_000)
 
     assert warnings == [] and asked == ["folder"]
     html = (out / "report.html").read_text(encoding="utf-8")
@@ -47,3 +52,17 @@ def test_export_report_from_the_file_menu(make_window, run_to, tmp_path: Path,
         rec = store.run(runs[0]["id"])
     assert rec is not None and rec["summary"]["relocations"][0]["result"] == "relocated"
     assert "report written" in win.statusBar().currentMessage()
+
+
+def test_a_report_that_cannot_be_written_says_why(make_window, qtbot, tmp_path: Path,
+                                                  monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    blocker = tmp_path / "a file"
+    blocker.write_text("not a folder")
+    warnings: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, title, text: warnings.append(text))
+    win = make_window("demo")
+    win.export_report(str(blocker / "report"))
+    qtbot.waitUntil(lambda: bool(warnings), timeout=120_000)
+    assert str(blocker) in warnings[0]
+    assert win.act_report.isEnabled()

@@ -84,3 +84,27 @@ def test_layout_and_preferences_persist(make_window, qtbot, settings):
     finally:
         again.apply_preferences(type(again.prefs)(**{**vars(again.prefs), "theme": "system"}))
         again.shutdown()
+
+
+def test_garbage_is_collected_on_the_gui_thread_while_a_window_runs(make_window, qtbot):
+    # cyclic garbage holding Qt objects, collected on the simulation thread, deadlocks both
+    # threads: while a window runs, only the GUI thread collects
+    import gc
+    import weakref
+
+    from PySide6.QtWidgets import QMessageBox
+
+    win = make_window("demo")
+    assert not gc.isenabled()
+    box = QMessageBox()
+    box.itself = box  # a cycle: only the cyclic collector frees it
+    gone = weakref.ref(box)
+    del box
+    assert gone() is not None
+    # the clock runs (the worker allocates as it goes), and the GUI thread's timer collects
+    win.set_speed("max")
+    win.toggle_run()
+    qtbot.waitUntil(lambda: gone() is None, timeout=10_000)
+    win.toggle_run()
+    win.shutdown()
+    assert gc.isenabled()  # the last window gone: collection as usual again
