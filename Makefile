@@ -41,6 +41,19 @@ screenshots: setup syslibs
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui first-relocation --run-until 90 \
 		--session docs/img/gui-lesson.session.toml --theme light --screenshot docs/img/gui-lesson.png
 
+# The desktop bundle (docs/install.md): dist/ssisim-VERSION-linux-x86_64.tar.gz, made by
+# PyInstaller in a venv of its own. bundle-check unpacks it in a clean folder and checks it
+# against the source install, installed and uninstalled in a temporary HOME.
+BUNDLE_VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
+BUNDLE := dist/ssisim-$(BUNDLE_VERSION)-linux-x86_64.tar.gz
+.PHONY: bundle bundle-check
+
+bundle: syslibs
+	PYTHON=$(PYTHON) bash installer/build-bundle.sh
+
+bundle-check: bundle setup
+	bash installer/check-bundle.sh $(BUNDLE) $(VENV)
+
 # The venv, rebuilt when pyproject.toml changes.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
