@@ -264,8 +264,8 @@ def pages_by_location(runs: dict[str, list[dict[str, Any]]], userids: list[str],
     per_unit = 256 if unit == "MB" else PAGES_PER_GB
     # a single guest of a single run gets a chart wide enough to read
     fig, axes = _subplots(len(names), len(userids),
-                             figsize=(max(4 * len(userids), 7.5), max(2.6 * len(names), 3.2)),
-                             sharex=True, squeeze=False)
+                          figsize=(max(4 * len(userids), 7.5), max(2.6 * len(names), 3.2)),
+                          sharex=True, squeeze=False)
     for r, name in enumerate(names):
         for c, uid in enumerate(userids):
             ax = axes[r][c]

@@ -344,6 +344,12 @@ def cmd_charts(args: argparse.Namespace) -> int:
         return [{"t_s": e.t_s, "kind": e.kind, "userid": e.userid, "member": e.member,
                  "data": e.data} for e in sim.events]
 
+    def member_rows(sim: Any) -> list[dict[str, Any]]:
+        return [dict(zip(engine.RunStore.MEMBER_COLUMNS, row)) for row in sim.samples_member]
+
+    def guest_rows(sim: Any) -> list[dict[str, Any]]:
+        return [dict(zip(engine.RunStore.GUEST_COLUMNS, row)) for row in sim.samples_guest]
+
     written = []
     sim = run("reference/lgr-busy")
     written.append(charts.pages_per_pass(sim.reloc.all[0].to_dict(),
@@ -351,10 +357,9 @@ def cmd_charts(args: argparse.Namespace) -> int:
     sim = run("lgr-short-destination")
     rel = sim.reloc.all[0].to_dict()
     written.append(charts.throttle_timeline(rel, events(sim), out / "relocation-throttles.png"))
-    samples = [dict(zip(engine.RunStore.MEMBER_COLUMNS, row)) for row in sim.samples_member]
     frames = {n: m.frames for n, m in sim.members.items()}
-    written.append(charts.member_storage(samples, frames, out / "relocation-short-storage.png",
-                                         rel["start_s"]))
+    written.append(charts.member_storage(member_rows(sim), frames,
+                                         out / "relocation-short-storage.png", rel["start_s"]))
     rows = _validate.validate_series()
     size_rows = [r for r in rows if "size" in r["measure"]]
     link_rows = [r for r in rows if "capacity" in r["measure"]]
@@ -363,9 +368,6 @@ def cmd_charts(args: argparse.Namespace) -> int:
                                        out / "relocation-size-series.png", pub))
     written.append(charts.series_chart(link_rows, "ISFC link capacity factor",
                                        out / "relocation-link-series.png", invert=True))
-    def guest_rows(sim: Any) -> list[dict[str, Any]]:
-        return [dict(zip(engine.RunStore.GUEST_COLUMNS, row)) for row in sim.samples_guest]
-
     pause_runs = {"Linux suspend": guest_rows(run("pause/pause-suspend")),
                   "CP STOP": guest_rows(run("pause/pause-stop"))}
     phases = [(300, "pause"), (330, "standbys on"), (900, "standbys off"), (910, "resume")]
@@ -375,9 +377,7 @@ def cmd_charts(args: argparse.Namespace) -> int:
     large = {}
     for gb in (2500, 2000, 1500):
         sim = run(f"large/guest-2tb-{gb}g")
-        large[f"{gb / 1000:.1f} TB central"] = (
-            [dict(zip(engine.RunStore.MEMBER_COLUMNS, row)) for row in sim.samples_member],
-            guest_rows(sim))
+        large[f"{gb / 1000:.1f} TB central"] = (member_rows(sim), guest_rows(sim))
         del sim
     written.append(charts.large_guest(large, out / "large-guest-2tb.png"))
     written.append(charts.migration_comparison(comparison_moves(run("migration-comparison")),
