@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._cp import CPError, Tokens, abbrev, parse_number
+from ._cp import CPError, Tokens, abbrev, parse_number, shown
 from ._state import DISPATCH, DORMANT, ELIGIBLE, Guest, Member
-from ._units import SizeError, format_size, size_to_pages
+from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, format_size, size_to_pages
 from ._workloads import WORKLOAD_TYPES, Workload, WorkloadError
 
 if TYPE_CHECKING:
@@ -80,14 +80,14 @@ class CommandProcessor:
             if abbrev(verb, word, minimum):
                 tok.verb = word
                 return handler(tok, issuer, member)
-        raise CPError("HCPCMD001E", f"Unknown CP command: {verb.upper()}")
+        raise CPError("HCPCMD001E", f"Unknown CP command: {shown(verb.upper())}")
 
     # -- helpers ---------------------------------------------------------------------------------
     def guest(self, userid: str, verb: str) -> Guest:
         """The guest with this user ID, or CP's 'not in directory' error."""
         g = self.sim.guests.get(userid.upper())
         if g is None:
-            raise CPError(f"HCP{verb[:3]}053E", f"{userid.upper()} not in CP directory")
+            raise CPError(f"HCP{verb[:3]}053E", f"{shown(userid.upper())} not in CP directory")
         return g
 
     def logged_on_guest(self, userid: str, verb: str) -> Guest:
@@ -102,7 +102,7 @@ class CommandProcessor:
         m = self.sim.members.get(name.upper())
         if m is None:
             names = " ".join(sorted(self.sim.members))
-            raise CPError(f"HCP{verb[:3]}2900E", f"{name.upper()} is not a member of the SSI "
+            raise CPError(f"HCP{verb[:3]}2900E", f"{shown(name.upper())} is not a member of the SSI "
                           f"cluster; members: {names}")
         return m
 
@@ -317,10 +317,15 @@ class CommandProcessor:
                 pages = 0
             else:
                 try:
-                    pages = (int(amount) if amount.isdigit() else size_to_pages(amount))
+                    # a bare number is a page count; isdigit() alone also takes "²"
+                    pages = (int(amount) if amount.isascii() and amount.isdigit()
+                             else size_to_pages(amount))
+                    if pages > MAX_PAGES:
+                        raise SizeError(amount)
                 except SizeError:
                     raise CPError("HCPSET009E", "An invalid operand was supplied for RESERVED - "
-                                  f"{amount}") from None
+                                  f"{shown(amount)} (a page count, a size up to "
+                                  f"{MAX_SIZE_TEXT}, or OFF)") from None
             g.set_reserved = pages
             return [f"{g.userid} RESERVED PAGES SET TO {pages}"
                     + ("" if pages <= g.npages else " (more than the guest's storage)")]
@@ -457,7 +462,8 @@ class CommandProcessor:
                 name = "MAXQUIESCE" if w.upper().startswith("MAXQ") else "MAXTOTAL"
                 once(name)
                 v = tok.take(f"{name} seconds")
-                secs = None if abbrev(v, "NOLIMIT", 5) else parse_number(v, name, "RLH", lo=1)
+                secs = None if abbrev(v, "NOLIMIT", 5) else parse_number(v, name, "RLH", lo=1,
+                                                                        hi=99_999_999)
                 if name == "MAXQUIESCE":
                     opts.maxquiesce_s = secs
                 else:
@@ -697,7 +703,7 @@ class CommandProcessor:
                 if abbrev(v, "AUTO", 4):
                     opts.auto = True
                 else:
-                    n = parse_number(v, "THREADS", "LPM", lo=1)
+                    n = parse_number(v, "THREADS", "LPM", lo=1, hi=LPM_MODEL.max_threads_newer)
                     if n != int(n) or n > LPM_MODEL.max_threads_newer:
                         raise CPError("HCPLPM009E", f"An invalid operand was supplied for "
                                       f"THREADS - {v} (1 to {LPM_MODEL.max_threads_newer} or AUTO)")

@@ -6,6 +6,7 @@ cannot be parsed raises ``CPError`` carrying CP's message; nothing is changed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -77,23 +78,34 @@ class Tokens:
         """No more words may follow."""
         w = self.peek()
         if w is not None:
-            raise CPError(f"HCP{self.verb[:3]}003E", f"Invalid option - {w.upper()}")
+            raise CPError(f"HCP{self.verb[:3]}003E", f"Invalid option - {shown(w.upper())}")
 
     def invalid(self, word: str | None = None) -> CPError:
         """CP's error for an operand it does not know."""
         w = word if word is not None else (self.peek() or "")
         if not w:
             return CPError(f"HCP{self.verb[:3]}026E", "Operand missing or invalid")
-        return CPError(f"HCP{self.verb[:3]}003E", f"Invalid option - {w.upper()}")
+        return CPError(f"HCP{self.verb[:3]}003E", f"Invalid option - {shown(w.upper())}")
 
 
-def parse_number(text: str, what: str, verb: str, lo: float = 0.0) -> float:
-    """A number operand, or CP's 'invalid operand' error naming it."""
+def parse_number(text: str, what: str, verb: str, lo: float = 0.0,
+                 hi: float = math.inf) -> float:
+    """A finite number operand from ``lo`` to ``hi``, or CP's 'invalid operand' error naming it.
+
+    Only ASCII decimal notation is a number here (``1.5``, ``2e3``): ``inf``, ``nan``,
+    ``1e400`` and digits of other scripts are refused, as are values out of the range.
+    """
     try:
-        v = float(text)
+        v = float(text) if text.isascii() else math.nan
     except ValueError:
+        v = math.nan
+    if not math.isfinite(v) or not lo <= v <= hi:
         raise CPError(f"HCP{verb[:3]}009E", f"An invalid operand was supplied for {what} - "
-                      f"{text}") from None
-    if v < lo or v != v:
-        raise CPError(f"HCP{verb[:3]}009E", f"An invalid operand was supplied for {what} - {text}")
+                      f"{shown(text)}" + (f" ({lo:g} to {hi:g})" if hi < math.inf else ""))
     return v
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """Text from a user, shortened and with control characters escaped, for a message."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return out if len(out) <= limit else out[: limit - 3] + "..."

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import re
 import tomllib
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ._commands import VERBS, known_verb
+from ._cp import shown
 from ._config import (
     ChpidConfig,
     DatastoreConfig,
@@ -31,7 +33,18 @@ from ._config import (
     WorkloadSpec,
 )
 from ._objectives import GUEST_STATES, KINDS, METHODS, default_text
-from ._units import SizeError, size_to_pages
+from ._limits import (
+    MAX_DEPTH,
+    MAX_DURATION_S,
+    MAX_FILE_BYTES,
+    MAX_GUESTS,
+    MAX_SEED,
+    MAX_STEP_S,
+    MAX_TIMELINE,
+    MIN_STEP_S,
+    steps_problem,
+)
+from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, size_to_pages
 from ._workloads import WorkloadError, resolve_params
 
 FORMAT = "ssisim-scenario"
@@ -50,6 +63,83 @@ class ScenarioError(ValueError):
         self.field = field
 
 
+def _show(v: Any, limit: int = 60) -> str:
+    """A value from the file for a message: repr'd (control characters escaped), shortened."""
+    if isinstance(v, (dict, list)):
+        text = "a table" if isinstance(v, dict) else f"a list of {len(v)}"
+        return text
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 4] + "...'"
+
+
+def _few(names: list[str], limit: int = 12) -> str:
+    """Names for a message: all of a few, or the first ones and how many more."""
+    if not names:
+        return "(none)"
+    more = f" and {len(names) - limit:,} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _between(lo: float, hi: float, unit: str = "") -> Callable[[float], str | None]:
+    """A check that a number lies from ``lo`` to ``hi`` (both included)."""
+    u = f" {unit}" if unit else ""
+    return lambda v: None if lo <= v <= hi else f"must be {lo:g} to {hi:g}{u}, not {v:g}"
+
+
+def _at_least(lo: float, hi: float, unit: str = "") -> Callable[[float], str | None]:
+    """A check that a number is more than ``lo`` and at most ``hi``."""
+    u = f" {unit}" if unit else ""
+    return lambda v: None if lo < v <= hi else \
+        f"must be greater than {lo:g} and at most {hi:g}{u}, not {v:g}"
+
+
+# What the nesting scan looks at: strings and comments (skipped whole), brackets and line ends.
+_SCAN = re.compile("|".join([
+    r'"""(?:[^\\]|\\.)*?"""',  # a multi-line basic string
+    r"'''[\s\S]*?'''",  # a multi-line literal string
+    r'"(?:[^"\\\n]|\\.)*"',  # a basic string
+    r"'[^'\n]*'",  # a literal string
+    r"#[^\n]*",  # a comment
+    r"[\[\]{}]",
+    r"\n",
+]))
+# a table header or a dotted key, with its dotted name
+_DOTTED = re.compile(r"^[ \t]*(?:\[\[?([^\]\n]*)\]|([A-Za-z0-9_\-. \t\"']*?)=)", re.MULTILINE)
+
+
+def _shape_problem(text: str) -> tuple[int | None, str] | None:
+    """A file too large or nested too deeply for the TOML reader, found before it runs.
+
+    Python's TOML reader is quadratic in the parts of a dotted key and recursive in nested
+    arrays and inline tables, so a small hostile file could stall or crash it. Returns the line
+    and the problem, or None.
+    """
+    if len(text) > MAX_FILE_BYTES:
+        return None, (f"is {len(text):,} characters long; scenario and session files may have at "
+                      f"most {MAX_FILE_BYTES:,}")
+    for m in _DOTTED.finditer(text):
+        name = m.group(1) if m.group(1) is not None else m.group(2)
+        if name.count(".") >= MAX_DEPTH:
+            no = text.count("\n", 0, m.start()) + 1
+            return no, f"a key of more than {MAX_DEPTH} dotted parts is nested too deeply"
+    depth = 0
+    no = 1
+    for m in _SCAN.finditer(text):
+        c = m.group()
+        if c == "\n":
+            no += 1
+        elif c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return no, (f"is nested too deeply: more than {MAX_DEPTH} levels of lists or "
+                            "inline tables")
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        else:
+            no += c.count("\n")
+    return None
+
+
 class _Lines:
     """Maps a field path such as ``("guest", 2, "storage")`` to its line in the TOML text."""
 
@@ -66,6 +156,7 @@ class _Lines:
             if m:
                 current = self._path(m.group(1), current, counters, array=True)
                 self.where.setdefault(current, no)
+                self.where.setdefault(current[:-1], no)  # the array itself, where it starts
                 continue
             m = self._HDR.match(line)
             if m:
@@ -118,7 +209,8 @@ class _Reader:
         if not isinstance(table, dict):
             hdr = ".".join(str(p) for p in path if isinstance(p, str))
             raise ScenarioError(ctx.path, ctx.lines.line(path), label,
-                                f"must be a table ([[{hdr}]] or {{ key = value }}), not {table!r}")
+                                f"must be a table ([[{hdr}]] or {{ key = value }}), "
+                                f"not {_show(table)}")
 
     def fail(self, key: str | None, message: str) -> ScenarioError:
         """An error for ``key`` of this table (or the table itself)."""
@@ -144,9 +236,11 @@ class _Reader:
         if float in kinds and isinstance(v, int) and not isinstance(v, bool):
             v = float(v)
         if isinstance(v, bool) and bool not in kinds:
-            raise self.fail(key, f"must be {self._kind_name(kinds)}, not {v!r}")
+            raise self.fail(key, f"must be {self._kind_name(kinds)}, not {_show(v)}")
         if not isinstance(v, kinds):
-            raise self.fail(key, f"must be {self._kind_name(kinds)}, not {v!r}")
+            raise self.fail(key, f"must be {self._kind_name(kinds)}, not {_show(v)}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise self.fail(key, f"must be a finite number, not {v!r}")
         if check is not None:
             problem = check(v)
             if problem:
@@ -181,10 +275,6 @@ class _Context:
         self.lines = _Lines(text)
 
 
-def _positive(v: float) -> str | None:
-    return None if v > 0 else "must be greater than 0"
-
-
 def _name_check(v: str) -> str | None:
     return None if _NAME.match(v.upper()) else "must be 1 to 8 letters, digits or $#@_"
 
@@ -209,15 +299,31 @@ def load_scenario(path: str | Path) -> ScenarioConfig:
     return loads_scenario(text, str(p), hashlib.sha256(raw).hexdigest())
 
 
-def loads_scenario(text: str, path: str = "<scenario>", digest: str | None = None) -> ScenarioConfig:
-    """Read a scenario from TOML text (see ``load_scenario``)."""
+def parse_toml(text: str, path: str) -> dict[str, Any]:
+    """TOML text as a table, or a ``ScenarioError`` naming the file and line.
+
+    A leading byte-order mark (as some Windows editors write) is skipped; files too large or
+    nested too deeply (``_limits``) are refused before the TOML reader sees them.
+    """
+    text = text.removeprefix("\ufeff")
+    shape = _shape_problem(text)
+    if shape is not None:
+        raise ScenarioError(path, shape[0], "", shape[1])
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         line = int(m.group(1)) if m else None
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
         raise ScenarioError(path, line, "", f"not valid TOML: {msg}") from None
+    except RecursionError:
+        raise ScenarioError(path, None, "", "is nested too deeply to read") from None
+
+
+def loads_scenario(text: str, path: str = "<scenario>", digest: str | None = None) -> ScenarioConfig:
+    """Read a scenario from TOML text (see ``load_scenario``)."""
+    doc = parse_toml(text, path)
+    text = text.removeprefix("\ufeff")
     ctx = _Context(path, text)
     top = _Reader(ctx, doc, (), "scenario")
     fmt = top.get("format", str, FORMAT)
@@ -240,11 +346,14 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
     description = top.get("description", str, "")
     run = top.get("run", dict, {})
     rr = _Reader(ctx, run, ("run",), "run")
-    seed = rr.get("seed", int, 1, check=lambda v: None if 0 <= v < 2**63
-                  else "must be 0 or more")
-    duration = rr.get("duration_s", float, 600.0, check=_positive)
-    step = rr.get("step_s", float, 1.0, check=_positive)
-    sample = rr.get("sample_s", float, 10.0, check=_positive)
+    seed = rr.get("seed", int, 1, check=lambda v: None if 0 <= v <= MAX_SEED
+                  else "must be 0 to 2^63-1")
+    duration = rr.get("duration_s", float, 600.0, check=_at_least(0, MAX_DURATION_S, "s"))
+    step = rr.get("step_s", float, 1.0, check=_between(MIN_STEP_S, MAX_STEP_S, "s"))
+    sample = rr.get("sample_s", float, 10.0, check=_between(MIN_STEP_S, MAX_DURATION_S, "s"))
+    too_many = steps_problem(duration, step)
+    if too_many:
+        raise rr.fail("step_s", too_many)
     rr.done()
 
     members: list[MemberConfig] = []
@@ -274,29 +383,41 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
         datastores.append(d)
     ds_names = [d.name for d in datastores]
     guests: list[GuestConfig] = []
-    for i, t in enumerate(top.get("guest", list, [])):
+    guest_tables = top.get("guest", list, [])
+    if len(guest_tables) > MAX_GUESTS:
+        raise top.fail("guest", f"{len(guest_tables):,} guests; a scenario may have at most "
+                       f"{MAX_GUESTS:,}")
+    userids: set[str] = set()
+    for i, t in enumerate(guest_tables):
         g = _guest(ctx, t, i, names, ds_names)
-        if any(x.userid == g.userid for x in guests):
+        if g.userid in userids:
             raise ScenarioError(ctx.path, ctx.lines.line(("guest", i, "userid")),
                                 f"guest[{i}].userid", f"{g.userid} is defined twice")
+        userids.add(g.userid)
         guests.append(g)
 
     timeline: list[TimelineEntry] = []
-    for i, t in enumerate(top.get("timeline", list, [])):
+    timeline_tables = top.get("timeline", list, [])
+    if len(timeline_tables) > MAX_TIMELINE:
+        raise top.fail("timeline", f"{len(timeline_tables):,} entries; a timeline may have at "
+                       f"most {MAX_TIMELINE:,}")
+    for i, t in enumerate(timeline_tables):
         r = _Reader(ctx, t, ("timeline", i), f"timeline[{i}]")
-        at = r.get("at_s", float, ..., check=lambda v: None if v >= 0 else "must be 0 or more")
+        at = r.get("at_s", float, ..., check=_between(0, MAX_DURATION_S, "s"))
         cmd = r.get("command", str, ..., check=lambda v: None if v.split() else "is empty")
         r.done()
         verb = cmd.split()[0]
         if not known_verb(verb):
             valid = ", ".join(w for w, _ in VERBS)
-            raise r.fail("command", f"unknown command {verb.upper()!r}; valid commands: {valid}")
+            raise r.fail("command", f"unknown command {_show(verb.upper())}; valid commands: "
+                         f"{valid}")
         timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
     lesson = _lesson(ctx, top.get("lesson", dict)) if "lesson" in top.table else None
     top.used.add("lesson")
     objectives: list[ObjectiveConfig] = []
+    guest_names = [g.userid for g in guests]
     for i, o in enumerate(top.get("objective", list, [])):
-        obj = _objective(ctx, o, i, names, [g.userid for g in guests], ds_names)
+        obj = _objective(ctx, o, i, names, guest_names, ds_names)
         if any(x.id == obj.id for x in objectives):
             raise ScenarioError(ctx.path, ctx.lines.line(("objective", i, "id")),
                                 f"objective[{i}].id", f"{obj.id!r} is used twice")
@@ -327,18 +448,15 @@ def _lesson(ctx: _Context, t: Any) -> LessonConfig:
     for j, h in enumerate(r.get("hint", list, [])):
         hr = _Reader(ctx, h, ("lesson", "hint", j), f"lesson.hint[{j}]")
         hints.append(HintConfig(hr.get("text", str, ..., check=text),
-                                hr.get("cost", float, 5.0, check=lambda v: None if v >= 0
-                                       else "must be 0 or more")))
+                                hr.get("cost", float, 5.0, check=_between(0, 1e6, "points"))))
         hr.done()
     les = LessonConfig(
         id=lid, title=r.get("title", str, ..., check=text), goal=r.get("goal", str, ..., check=text),
         briefing=r.get("briefing", str, ..., check=text),
         debrief=r.get("debrief", str, "", ),
-        pass_score=r.get("pass_score", float, 0.0, check=lambda v: None if v >= 0
-                         else "must be 0 or more"),
+        pass_score=r.get("pass_score", float, 0.0, check=_between(0, 1e9, "points")),
         hints=tuple(hints), level=r.get("level", str, ""),
-        settle_s=r.get("settle_s", float, 30.0, check=lambda v: None if v >= 0
-                       else "must be 0 or more"),
+        settle_s=r.get("settle_s", float, 30.0, check=_between(0, MAX_DURATION_S, "s")),
         forbid=tuple(v.upper() for v in r.get(
             "forbid", list, ["WORKLOAD"], check=lambda xs: None if all(
                 isinstance(x, str) and known_verb(x) for x in xs)
@@ -352,14 +470,14 @@ def _objective(ctx: _Context, t: Any, i: int, members: list[str], userids: list[
     r = _Reader(ctx, t, ("objective", i), f"objective[{i}]")
     kind = r.get("kind", str, ...)
     if kind not in KINDS:
-        raise r.fail("kind", f"unknown objective {kind!r}; valid kinds: {', '.join(KINDS)}")
+        raise r.fail("kind", f"unknown objective {_show(kind)}; valid kinds: {', '.join(KINDS)}")
     oid = r.get("id", str, f"obj{i + 1}", check=lambda v: None if v.strip() else "is empty")
     r.label = f"objective[{i}] ({oid})"
     _family, specs, _what = KINDS[kind]
 
     def one_of(names: list[str], what: str) -> Callable[[str], str | None]:
         return lambda v: None if v.upper() in names else \
-            f"{v!r} is not a {what} of this scenario; {what}s: {', '.join(names) or '(none)'}"
+            f"{_show(v)} is not a {what} of this scenario; {what}s: {_few(names)}"
 
     params: dict[str, Any] = {}
     for f in specs:
@@ -385,21 +503,23 @@ def _objective(ctx: _Context, t: Any, i: int, members: list[str], userids: list[
         elif f.type == "guests":
             v = r.get(f.name, list, check=lambda xs: None if xs and all(
                 isinstance(x, str) and x.upper() in userids for x in xs)
-                else f"must list guests of this scenario ({', '.join(userids)})")
+                else f"must list guests of this scenario ({_few(userids)})")
             v = [x.upper() for x in v]
         elif f.type == "integer":
-            v = r.get(f.name, int, check=lambda x: None if x >= 1 else "must be 1 or more")
-        else:  # number, seconds
-            v = r.get(f.name, float, check=lambda x: None if x >= 0 else "must be 0 or more")
+            v = r.get(f.name, int, check=_between(1, 1_000_000))
+        elif f.type == "seconds":
+            v = r.get(f.name, float, check=_between(0, MAX_DURATION_S, "s"))
+        else:  # number
+            v = r.get(f.name, float, check=_between(0, 1e15))
         params[f.name] = v
     if kind == "relocated" and "to" in params:
         valid = datastores if params.get("method") == "vmotion" else members
         what = "datastore" if params.get("method") == "vmotion" else "member"
         if params["to"] not in valid:
-            raise r.fail("to", f"{params['to']!r} is not a {what} of this scenario; {what}s: "
+            raise r.fail("to", f"{_show(params['to'])} is not a {what} of this scenario; {what}s: "
                          f"{', '.join(valid) or '(none)'}")
     text = r.get("text", str, "") or default_text(kind, params)
-    points = r.get("points", float, 10.0, check=lambda v: None if v >= 0 else "must be 0 or more")
+    points = r.get("points", float, 10.0, check=_between(0, 1e6))
     r.done()
     return ObjectiveConfig(oid, kind, text, points, params,
                            ctx.lines.line(("objective", i)) or 0)
@@ -413,12 +533,12 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
     name = r.get("name", str, ..., check=_name_check).upper()
     r.label = f"member[{i}] ({name})"
     cpus = r.get("cpus", int, 4, check=lambda v: None if 1 <= v <= 256 else "must be 1 to 256")
-    speed = r.get("cpu_speed", float, 1.0, check=_positive)
+    speed = r.get("cpu_speed", float, 1.0, check=_at_least(0, 100))
     central = r.size("central")
     if central <= 0:
         raise r.fail("central", "must be greater than 0")
     xstor = r.size("xstor", 0)
-    storbuf = r.get("storbuf_pct", float, 300.0, check=_positive)
+    storbuf = r.get("storbuf_pct", float, 300.0, check=_at_least(0, 10000, "%"))
     cleanup = r.get("logoff_cleanup", str, "background",
                     check=lambda v: None if v in ("background", "inline")
                     else "must be 'background' or 'inline'")
@@ -441,13 +561,15 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
         if "slots" in vt and "size" in vt:
             raise vr.fail("slots", "give either slots or size, not both")
         slots = vr.get("slots", int, 0) if "slots" in vt else vr.size("size", ...)
-        if slots <= 0:
-            raise vr.fail("slots" if "slots" in vt else "size", "must be greater than 0")
+        if not 0 < slots <= MAX_PAGES:
+            raise vr.fail("slots" if "slots" in vt else "size",
+                          f"must be more than 0 and at most {MAX_PAGES:,} slots "
+                          f"({MAX_SIZE_TEXT})")
         if any(v.volid == volid.upper() for v in vols):
             raise vr.fail("volid", f"{volid.upper()} is defined twice on {name}")
         vols.append(VolumeConfig(
             volid=volid.upper(), slots=slots,
-            service_ms=vr.get("service_ms", float, 0.5, check=_positive),
+            service_ms=vr.get("service_ms", float, 0.5, check=_at_least(0, 10_000, "ms")),
             queue_depth=vr.get("queue_depth", int, 4,
                                check=lambda v: None if 1 <= v <= 256 else "must be 1 to 256"),
             rdev=vr.get("rdev", str, f"{0x200 + j:04X}"),
@@ -468,7 +590,7 @@ def _link(ctx: _Context, t: Any, i: int, names: list[str]) -> LinkConfig:
     mem_u = (mem[0].upper(), mem[1].upper())
     for x in mem_u:
         if x not in names:
-            raise r.fail("members", f"{x} is not a member; members: {', '.join(names)}")
+            raise r.fail("members", f"{shown(x)} is not a member; members: {', '.join(names)}")
     if mem_u[0] == mem_u[1]:
         raise r.fail("members", "a link joins two different members")
     chpids = []
@@ -491,10 +613,10 @@ def _datastore(ctx: _Context, t: Any, i: int) -> DatastoreConfig:
     r.label = f"datastore[{i}] ({name})"
     d = DatastoreConfig(
         name=name,
-        mb_s=r.get("mb_s", float, 400.0, check=_positive),
-        iops=r.get("iops", float, 1200.0, check=_positive),
-        latency_ms=r.get("latency_ms", float, 8.0, check=_positive),
-        size_gb=r.get("size_gb", float, 4096.0, check=_positive),
+        mb_s=r.get("mb_s", float, 400.0, check=_at_least(0, 1e6, "MB/s")),
+        iops=r.get("iops", float, 1200.0, check=_at_least(0, 1e8, "I/Os per second")),
+        latency_ms=r.get("latency_ms", float, 8.0, check=_at_least(0, 10_000, "ms")),
+        size_gb=r.get("size_gb", float, 4096.0, check=_at_least(0, 1e7, "GB")),
     )
     r.done()
     return d
@@ -502,10 +624,10 @@ def _datastore(ctx: _Context, t: Any, i: int) -> DatastoreConfig:
 
 def _disk(ctx: _Context, t: Any, i: int, label: str, datastores: list[str]) -> DiskConfig:
     r = _Reader(ctx, t, ("guest", i, "disk"), f"{label}.disk")
-    size = r.get("size_gb", float, ..., check=_positive)
+    size = r.get("size_gb", float, ..., check=_at_least(0, 1e7, "GB"))
     ds = r.get("datastore", str, ...).upper()
     if ds not in datastores:
-        raise r.fail("datastore", f"{ds} is not a datastore; datastores: "
+        raise r.fail("datastore", f"{shown(ds)} is not a datastore; datastores: "
                      f"{', '.join(datastores) or '(none defined)'}")
 
     def frac(v: float) -> str | None:
@@ -513,10 +635,8 @@ def _disk(ctx: _Context, t: Any, i: int, label: str, datastores: list[str]) -> D
 
     d = DiskConfig(
         size_gb=size, datastore=ds,
-        read_iops=r.get("read_iops", float, 0.0, check=lambda v: None if v >= 0
-                        else "must be 0 or more"),
-        write_iops=r.get("write_iops", float, 0.0, check=lambda v: None if v >= 0
-                         else "must be 0 or more"),
+        read_iops=r.get("read_iops", float, 0.0, check=_between(0, 1e8, "I/Os per second")),
+        write_iops=r.get("write_iops", float, 0.0, check=_between(0, 1e8, "I/Os per second")),
         pattern=r.get("pattern", str, "random", check=lambda v: None if v in ("random", "mail")
                       else "must be 'random' or 'mail'"),
         hot_fraction=r.get("hot_fraction", float, 0.001, check=frac),
@@ -533,7 +653,8 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str],
     r.label = f"guest[{i}] ({userid})"
     member = r.get("member", str, ...).upper()
     if member not in names:
-        raise r.fail("member", f"{member} is not a member; members: {', '.join(names)}")
+        raise r.fail("member", f"{shown(member)} is not a member; members: "
+                     f"{', '.join(names)}")
     storage = r.size("storage")
     if storage <= 0:
         raise r.fail("storage", "must be greater than 0")
@@ -547,13 +668,13 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str],
     set_res = r.get("set_reserved", (str, int), 0)
     try:
         # a bare number is a page count, as for the SET RESERVED command
-        if isinstance(set_res, str) and set_res.strip().isdigit():
+        if isinstance(set_res, str) and set_res.strip().isascii() and set_res.strip().isdigit():
             set_res = int(set_res)
         set_reserved = set_res if isinstance(set_res, int) else size_to_pages(set_res)
     except SizeError as e:
         raise r.fail("set_reserved", f"{e} (or a page count)") from None
-    if set_reserved < 0:
-        raise r.fail("set_reserved", "must be 0 or more pages")
+    if not 0 <= set_reserved <= MAX_PAGES:
+        raise r.fail("set_reserved", f"must be 0 to {MAX_PAGES:,} pages ({MAX_SIZE_TEXT})")
     wl_table = r.get("workload", dict, {"type": "idle"})
     wr = _Reader(ctx, wl_table, ("guest", i, "workload"), f"{r.label}.workload")
     kind = wr.get("type", str, ...)
@@ -574,7 +695,7 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str],
         workload=WorkloadSpec(kind.lower(), params),
         logged_on=r.get("logged_on", bool, True),
         swap_pages=r.size("swap", 0),
-        swap_mb_s=r.get("swap_mb_s", float, 100.0, check=_positive),
+        swap_mb_s=r.get("swap_mb_s", float, 100.0, check=_at_least(0, 1e6, "MB/s")),
         disk=_disk(ctx, r.get("disk", dict), i, r.label, datastores or [])
         if "disk" in t else None,
     )

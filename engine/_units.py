@@ -10,7 +10,15 @@ PAGES_PER_MB = 256
 PAGES_PER_GB = 256 * 1024
 PAGES_PER_SEGMENT = 256
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:([KMGTP])B?)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:([KMGTP])B?)?\s*$", re.IGNORECASE | re.ASCII)
+# The largest storage size ssisim models, for any one thing (a guest's virtual storage, a
+# member's central storage or XSTOR, a paging volume): 64 TiB, the largest PowerVM partition the
+# LPM comparison moves (published E980 figures, docs/comparison.md). z/VM 7.3 itself supports
+# 4 TB of central storage per member and 2 TB per guest; sizes beyond those are allowed for
+# what-if studies. Limits are checked before anything is allocated.
+MAX_PAGES = 64 * 1024 * 256 * 1024
+MAX_SIZE_TEXT = "64T"
+
 _FACTOR = {"": 1 / 1024, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 
 
@@ -29,12 +37,17 @@ def parse_size_mb(text: str | int | float) -> float:
     if isinstance(text, bool):
         raise SizeError(f"{text!r} is not a size")
     if isinstance(text, (int, float)):
+        if not math.isfinite(text):
+            raise SizeError(f"{text!r} is not a size")
         if text < 0:
             raise SizeError(f"{text} is negative")
         return float(text)
-    m = _SIZE.match(str(text))
+    m = _SIZE.match(text) if isinstance(text, str) else None
     if not m:
-        raise SizeError(f"{text!r} is not a size; write it as CP does, e.g. 512M, 4G or 2T")
+        shown = repr(text) if isinstance(text, str) else f"a {type(text).__name__}"
+        if len(shown) > 40:
+            shown = shown[:36] + "...'"
+        raise SizeError(f"{shown} is not a size; write it as CP does, e.g. 512M, 4G or 2T")
     value = float(m.group(1))
     unit = (m.group(2) or "").upper()
     if unit == "":
@@ -43,8 +56,19 @@ def parse_size_mb(text: str | int | float) -> float:
 
 
 def size_to_pages(text: str | int | float) -> int:
-    """Read a CP-style size and return 4 KiB pages (rounded up)."""
-    return int(math.ceil(parse_size_mb(text) * PAGES_PER_MB))
+    """Read a CP-style size and return 4 KiB pages (rounded up).
+
+    Raises
+    ------
+    SizeError
+        When the text is not a size, or the size is more than ``MAX_SIZE_TEXT`` (64T).
+    """
+    mb = parse_size_mb(text)
+    if mb * PAGES_PER_MB > MAX_PAGES:
+        shown = text if isinstance(text, str) and len(text) <= 40 else f"{mb:.3g}M"
+        raise SizeError(f"{shown} is more than {MAX_SIZE_TEXT}, the largest size ssisim models "
+                        f"(0 to {MAX_SIZE_TEXT})")
+    return int(math.ceil(mb * PAGES_PER_MB))
 
 
 def pages_to_gb(pages: int | float) -> float:

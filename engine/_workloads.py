@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ._units import PAGES_PER_MB
+from ._cp import shown
+from ._units import MAX_PAGES, PAGES_PER_MB
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,13 @@ class Param:
     hi: float = math.inf
 
 
+# Upper bounds of workload parameters: far beyond any real guest, small enough that every count
+# the engine derives from them stays an exact 64-bit integer (docs/reliability.md).
+MAX_MB = float(MAX_PAGES // PAGES_PER_MB)  # 64 TiB, the largest storage size modelled
+MAX_PAGE_RATE = 1e9  # pages/s: 4 TB/s, beyond the memory bandwidth of any one guest
+MAX_REQUEST_RATE = 1e7  # requests, transactions or interrupts per second
+MAX_CPU_MS_PER_S = 64_000.0  # 64 virtual CPUs, each busy all the time
+
 _TX_COMMON = {
     "hot_fraction": Param(0.2, "fraction", "share of the working set that is hot", 0.0, 1.0),
     "hot_share": Param(0.8, "fraction", "share of references that go to the hot part", 0.0, 1.0),
@@ -36,10 +44,10 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "unit": "pages/s",
         "doc": "idle Linux: a small working set, a few changed pages per second",
         "params": {
-            "wss_mb": Param(64, "MB", "working set touched while idle", 0),
-            "refs_per_s": Param(200, "pages/s", "pages referenced per second", 0),
-            "changes_per_s": Param(5, "pages/s", "pages changed per second", 0),
-            "cpu_ms_per_s": Param(2, "ms/s", "CPU used per second", 0),
+            "wss_mb": Param(64, "MB", "working set touched while idle", 0, MAX_MB),
+            "refs_per_s": Param(200, "pages/s", "pages referenced per second", 0, MAX_PAGE_RATE),
+            "changes_per_s": Param(5, "pages/s", "pages changed per second", 0, MAX_PAGE_RATE),
+            "cpu_ms_per_s": Param(2, "ms/s", "CPU used per second", 0, MAX_CPU_MS_PER_S),
             "poll": Param(0, "0|1", "1: the guest polls for work and never looks idle", 0, 1),
         },
     },
@@ -47,11 +55,12 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "unit": "pages/s",
         "doc": "sequential toucher (PTOUCH-like): touches a buffer page by page, over and over",
         "params": {
-            "buffer_mb": Param(0, "MB", "buffer size; 0 means the whole guest storage", 0),
+            "buffer_mb": Param(0, "MB", "buffer size; 0 means the whole guest storage", 0, MAX_MB),
             "instances": Param(1, "count", "independent touchers, each on its own part", 1, 4096),
             "write": Param(1, "0|1", "1: every touch changes the page", 0, 1),
-            "rate_pages_s": Param(0, "pages/s", "touch rate limit; 0: as fast as CPU allows", 0),
-            "cpu_us_per_page": Param(0.25, "us", "CPU per page touched in storage", 0.001),
+            "rate_pages_s": Param(0, "pages/s", "touch rate limit; 0: as fast as CPU allows", 0,
+                                  MAX_PAGE_RATE),
+            "cpu_us_per_page": Param(0.25, "us", "CPU per page touched in storage", 0.001, 1e6),
         },
     },
     "randchange": {
@@ -59,20 +68,20 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "doc": "random changer (PFAULT-like): changes pages of a fraction of storage at random",
         "params": {
             "fraction": Param(0.25, "fraction", "share of guest storage it changes", 0.0, 1.0),
-            "rate_pages_s": Param(1_000_000, "pages/s", "pages changed per second", 0),
-            "cpu_us_per_page": Param(1.0, "us", "CPU per page changed", 0.001),
+            "rate_pages_s": Param(1_000_000, "pages/s", "pages changed per second", 0, MAX_PAGE_RATE),
+            "cpu_us_per_page": Param(1.0, "us", "CPU per page changed", 0.001, 1e6),
         },
     },
     "appserver": {
         "unit": "requests/s",
         "doc": "application server: requests over a working set, network interrupts",
         "params": {
-            "wss_mb": Param(512, "MB", "working set (heap and code)", 1),
-            "requests_per_s": Param(20, "requests/s", "offered request rate", 0),
-            "cpu_ms_per_request": Param(10, "ms", "CPU per request", 0),
-            "pages_per_request": Param(100, "pages", "page references per request", 1),
+            "wss_mb": Param(512, "MB", "working set (heap and code)", 1, MAX_MB),
+            "requests_per_s": Param(20, "requests/s", "offered request rate", 0, MAX_REQUEST_RATE),
+            "cpu_ms_per_request": Param(10, "ms", "CPU per request", 0, 1e6),
+            "pages_per_request": Param(100, "pages", "page references per request", 1, 1e7),
             "write_frac": Param(0.3, "fraction", "share of references that change", 0, 1),
-            "net_interrupts_per_s": Param(20, "1/s", "network and heartbeat interrupts", 0),
+            "net_interrupts_per_s": Param(20, "1/s", "network and heartbeat interrupts", 0, MAX_REQUEST_RATE),
             **_TX_COMMON,
         },
     },
@@ -80,12 +89,12 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "unit": "tx/s",
         "doc": "database: transactions over a buffer pool, disk I/O, few interrupts",
         "params": {
-            "wss_mb": Param(400, "MB", "buffer pool and code", 1),
-            "requests_per_s": Param(50, "tx/s", "offered transaction rate", 0),
-            "cpu_ms_per_request": Param(4, "ms", "CPU per transaction", 0),
-            "pages_per_request": Param(40, "pages", "page references per transaction", 1),
+            "wss_mb": Param(400, "MB", "buffer pool and code", 1, MAX_MB),
+            "requests_per_s": Param(50, "tx/s", "offered transaction rate", 0, MAX_REQUEST_RATE),
+            "cpu_ms_per_request": Param(4, "ms", "CPU per transaction", 0, 1e6),
+            "pages_per_request": Param(40, "pages", "page references per transaction", 1, 1e7),
             "write_frac": Param(0.25, "fraction", "share of references that change", 0, 1),
-            "net_interrupts_per_s": Param(0.5, "1/s", "network interrupts", 0),
+            "net_interrupts_per_s": Param(0.5, "1/s", "network interrupts", 0, MAX_REQUEST_RATE),
             "hot_fraction": Param(0.1, "fraction", "share of the buffer pool that is hot", 0, 1),
             "hot_share": Param(0.9, "fraction", "share of references to the hot part", 0, 1),
         },
@@ -94,12 +103,12 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "unit": "requests/s",
         "doc": "web server under load: many small requests",
         "params": {
-            "wss_mb": Param(256, "MB", "working set", 1),
-            "requests_per_s": Param(200, "requests/s", "offered request rate", 0),
-            "cpu_ms_per_request": Param(2, "ms", "CPU per request", 0),
-            "pages_per_request": Param(20, "pages", "page references per request", 1),
+            "wss_mb": Param(256, "MB", "working set", 1, MAX_MB),
+            "requests_per_s": Param(200, "requests/s", "offered request rate", 0, MAX_REQUEST_RATE),
+            "cpu_ms_per_request": Param(2, "ms", "CPU per request", 0, 1e6),
+            "pages_per_request": Param(20, "pages", "page references per request", 1, 1e7),
             "write_frac": Param(0.05, "fraction", "share of references that change", 0, 1),
-            "net_interrupts_per_s": Param(200, "1/s", "network interrupts", 0),
+            "net_interrupts_per_s": Param(200, "1/s", "network interrupts", 0, MAX_REQUEST_RATE),
             **_TX_COMMON,
         },
     },
@@ -137,26 +146,31 @@ def resolve_params(kind: str, given: dict[str, Any]) -> dict[str, float]:
     """
     k = kind.lower()
     if k not in WORKLOAD_TYPES:
-        raise WorkloadError(f"unknown workload type {kind!r}; valid: {', '.join(WORKLOAD_TYPES)}")
+        raise WorkloadError(f"unknown workload type {shown(repr(kind))}; valid: "
+                            f"{', '.join(WORKLOAD_TYPES)}")
     spec: dict[str, Param] = WORKLOAD_TYPES[k]["params"]
     out = {name: float(p.default) for name, p in spec.items()}
     for name, value in given.items():
         key = name.lower()
         if key not in spec:
             valid = ", ".join(spec) or "none"
-            raise WorkloadError(f"{k} has no parameter {name!r}; valid: {valid}", name)
+            raise WorkloadError(f"{k} has no parameter {shown(repr(name))}; valid: {valid}", name)
         if isinstance(value, bool):
             value = int(value)
         try:
             v = float(value)
         except (TypeError, ValueError):
-            raise WorkloadError(f"{k} parameter {key} must be a number, not {value!r}",
+            raise WorkloadError(f"{k} parameter {key} must be a number, not {shown(repr(value))}",
                                 name) from None
         p = spec[key]
         if not math.isfinite(v) or not (p.lo <= v <= p.hi):
             raise WorkloadError(f"{k} parameter {key}={value} is out of range {p.lo:g} to {p.hi:g}",
                                 name)
         out[key] = v
+    if k == "seqtouch" and 0 < out["buffer_mb"] * PAGES_PER_MB < 1:
+        raise WorkloadError(f"seqtouch parameter buffer_mb={out['buffer_mb']:g} is less than one "
+                            f"page ({1 / PAGES_PER_MB:g} MB); give 0 for the whole guest storage",
+                            "buffer_mb")
     return out
 
 
@@ -270,7 +284,8 @@ class Workload:
             plans.append(_random_region(0, wss, refs, wf, cpu, refs, 1.0))
         elif self.kind == "seqtouch":
             buf = self._buffer_pages()
-            n = max(1, int(p["instances"]))
+            # more instances than pages: each page has one toucher and the rest have nothing
+            n = max(1, min(int(p["instances"]), buf))
             rate = p["rate_pages_s"]
             per = buf // n
             for i in range(n):
@@ -293,7 +308,7 @@ class Workload:
             plans.append(_random_region(0, hot, refs * hs, p["write_frac"], cpu * hs, reqs * hs, hs))
             plans.append(_random_region(hot, wss, refs * (1 - hs), p["write_frac"],
                                         cpu * (1 - hs), reqs * (1 - hs), 1 - hs))
-        return [r for r in plans if r is not None]
+        return [r for r in plans if r is not None and r.hi > r.lo]
 
     def offered_units(self, dt: float) -> float:
         """Throughput the workload would reach in ``dt`` with nothing holding it back."""
