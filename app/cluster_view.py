@@ -62,7 +62,7 @@ class ClusterView(QWidget):
         self.panels.clear()
         self.tiles.clear()
         self.incoming.clear()
-        self._off_tiles = []
+        self._set_off([])
         if snap is None:
             return
         for m in snap.members:
@@ -80,7 +80,13 @@ class ClusterView(QWidget):
     def refresh(self) -> None:
         """Show the latest snapshot: tile states, where each guest runs, incoming copies."""
         snap: Snapshot | None = self.model.snapshot
-        if snap is None or not self.panels:
+        if snap is None:
+            return
+        if [m.name for m in snap.members] != list(self.panels) or \
+                [g.userid for g in snap.guests] != list(self.tiles):
+            # the panels and tiles are always those of the snapshot shown, whatever the
+            # order in which the model's callbacks reached this view
+            self.rebuild()
             return
         by_member: dict[str, list[GuestTile]] = {name: [] for name in self.panels}
         off: list[GuestTile] = []

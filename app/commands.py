@@ -81,3 +81,23 @@ def workload_command(userid: str, kind: str, values: dict[str, float],
         if name in values and float(values[name]) != float(spec.default):
             words += [name.upper(), _number(float(values[name]))]
     return " ".join(words)
+
+
+def _abbrev(word: str, full: str, least: int) -> bool:
+    """``word`` is ``full`` cut to at least ``least`` letters (CP's abbreviations)."""
+    return len(word) >= least and full.startswith(word)
+
+
+def only_asks(command: str) -> bool:
+    """True for a command that only asks (``QUERY``, ``INDICATE``, ``VMRELOCATE TEST`` or
+    ``STATUS``, also after ``AT member CMD``): it changes nothing a recording would keep."""
+    words = command.upper().split()
+    if len(words) >= 3 and _abbrev(words[0], "AT", 2) and _abbrev(words[2], "CMD", 3):
+        words = words[3:]
+    if not words:
+        return True
+    verb = words[0]
+    if _abbrev(verb, "QUERY", 1) or _abbrev(verb, "INDICATE", 3):
+        return True
+    return _abbrev(verb, "VMRELOCATE", 5) and len(words) > 1 and \
+        (_abbrev(words[1], "TEST", 4) or _abbrev(words[1], "STATUS", 4))

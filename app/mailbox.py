@@ -29,8 +29,14 @@ class Mailbox:
 
     def put(self, generation: int, snapshot: Snapshot, samples: list[Sample],
             events: list[Event], console: list[ConsoleItem], running: bool) -> None:
-        """Publish a new snapshot and append what came with it (worker thread)."""
+        """Publish a new snapshot and append what came with it (worker thread).
+
+        ``generation`` numbers the simulation the snapshot is of; one older than the latest
+        published is dropped.
+        """
         with self._lock:
+            if generation < self._generation:
+                return  # of a simulation already replaced: stale
             if generation != self._generation:
                 # a new simulation: what the old one left here is of no use any more
                 self._generation = generation

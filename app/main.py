@@ -71,6 +71,7 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
     win = MainWindow(scenario, settings)
     if screenshot:
         win.training.interactive = False  # no briefing or debrief over the picture
+        win.ask_before_discarding = False  # and nobody to answer a question when it closes
     if session is not None:
         from ssisim.engine import apply_session
 

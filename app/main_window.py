@@ -30,7 +30,7 @@ from ssisim.engine import ScenarioConfig, ScenarioError, load_scenario, record_s
 from . import gc_guard
 from . import preferences as prefs_io
 from .cluster_view import ClusterView
-from .commands import relocate_command
+from .commands import only_asks, relocate_command
 from .completion import CommandHistory
 from .console import Console
 from .event_log import EventLog
@@ -67,6 +67,14 @@ SHORTCUTS = (
 )
 
 
+def _bundled(path: Path) -> bool:
+    """True for a file shipped with the program (a bundled scenario or lesson)."""
+    from ssisim.cli import bundled_dir
+
+    root = bundled_dir().resolve()
+    return root in path.resolve().parents
+
+
 def _fmt_clock(t: float) -> str:
     s = int(t)
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
@@ -101,6 +109,11 @@ class MainWindow(QMainWindow):
         self._speed_marks: list[tuple[float, float]] = []
         self._dialogs: list[QDialog] = []
         self._closed = False
+        #: Ask before a lesson in progress or commands not recorded are discarded (opening
+        #: another scenario or lesson, quitting); off where nobody is there to answer.
+        self.ask_before_discarding = True
+        #: Commands issued here since the simulation began or was last saved.
+        self._unsaved: list[str] = []
         self.setWindowTitle(f"ssisim - {scenario.name}")
 
         self.cluster = ClusterView(self.model)
@@ -174,7 +187,10 @@ class MainWindow(QMainWindow):
     def _action(self, text: str, slot: Any, shortcut: str | None = None,
                 tip: str | None = None) -> QAction:
         act = QAction(text, self)
-        act.triggered.connect(slot)
+        # ``triggered`` carries ``checked`` (False for a plain action); passed on, it would
+        # land in the slot's first parameter (``confirm`` of End lesson and Hint, which then
+        # skipped their questions): every action's slot is called without arguments
+        act.triggered.connect(lambda _checked=False: slot())
         if shortcut:
             act.setShortcut(QKeySequence(shortcut))
             act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -362,7 +378,8 @@ class MainWindow(QMainWindow):
 
     def reset(self) -> None:
         """Start the scenario afresh (paused)."""
-        self.worker.reset(self.scenario)
+        self._unsaved.clear()
+        self.model.expect(self.worker.reset(self.scenario))
         self.model.running = False
         self._show_running()
 
@@ -373,8 +390,8 @@ class MainWindow(QMainWindow):
     def redraw(self) -> bool:
         """Apply the latest frame, if any (the redraw timer calls this); True when applied."""
         frame = self.mailbox.take()
-        if frame is None:
-            return False
+        if frame is None or frame.generation < self.model.expected_generation:
+            return False  # nothing new, or of a simulation the window has left
         # the worker waits while the frame is applied and painted (posted paint events run
         # before the zero timer that says the window is idle again)
         self.worker.gui_idle.clear()
@@ -456,6 +473,7 @@ class MainWindow(QMainWindow):
     def issue(self, command: str, source: str = "") -> int:
         """Show a command in the console and send it to the simulation; returns its request id."""
         self.console.echo(command, source)
+        self._unsaved.append(command)
         return self.worker.submit(command)
 
     def relocate(self, userid: str, member: str, ask: bool = False) -> None:
@@ -511,7 +529,58 @@ class MainWindow(QMainWindow):
 
     # -- files ---------------------------------------------------------------------------------
     def _dir(self) -> str:
-        return self.prefs.last_dir or str(Path.cwd())
+        """Where file dialogs open: the folder used last (kept in the settings), else the
+        user's home (never the program's own folder, where it may have been started from)."""
+        last = self.prefs.last_dir
+        if last and Path(last).is_dir():
+            return last
+        return str(Path.home())
+
+    def remember_dir(self, folder: str | Path) -> None:
+        """The folder a file was opened from or saved to: dialogs open there next time, also
+        after a restart."""
+        self.prefs.last_dir = str(folder)
+        if self.settings is not None:
+            self.prefs.console_history = list(self.history.items)
+            prefs_io.save(self.settings, self.prefs)
+
+    # -- work that a switch or quitting would discard ------------------------------------------
+    def unsaved_work(self) -> str | None:
+        """What opening another scenario or quitting would lose, in a sentence; None: nothing.
+
+        A lesson under way (its clock started or a command issued), a lesson's session not
+        saved, or commands that changed the world and were not recorded (queries do not count).
+        """
+        snap = self.model.snapshot
+        les = snap.lesson if snap is not None else None
+        if les is not None and not les.ended and (snap.t_s > 0 or self._unsaved):
+            return (f"The lesson is in progress (score {les.score:g} of {les.max_score:g} so "
+                    "far); it would be lost.")
+        if les is not None and self._unsaved:
+            return ("The lesson's session is not saved (Lesson > Save session): the trainer "
+                    "could not grade it.")
+        changes = [c for c in self._unsaved if not only_asks(c)]
+        if les is None and changes:
+            n = len(changes)
+            return (f"{n} command{'s' if n != 1 else ''} issued here {'are' if n != 1 else 'is'}"
+                    " not recorded (File > Record session).")
+        return None
+
+    def mark_saved(self) -> None:
+        """The commands issued so far are saved (a session file or a recording)."""
+        self._unsaved.clear()
+
+    def confirm_discard(self, action: str) -> bool:
+        """Ask before losing work (``unsaved_work``) to ``action`` ("quit", "open demo");
+        True: go ahead."""
+        what = self.unsaved_work() if self.ask_before_discarding else None
+        if what is None:
+            return True
+        answer = QMessageBox.question(
+            self, "Discard the work in progress?", f"{what}\n\nDiscard it and {action}?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Discard
 
     def open_scenario(self) -> None:
         """Choose a scenario file and start it (paused)."""
@@ -527,10 +596,14 @@ class MainWindow(QMainWindow):
         except ScenarioError as e:
             QMessageBox.warning(self, "Scenario not loaded", str(e))
             return False
-        self.prefs.last_dir = str(Path(path).parent)
+        if not self.confirm_discard(f"open \u201c{sc.name}\u201d"):
+            return False
+        if not _bundled(Path(path)):  # the program's own folder is no place to save to
+            self.remember_dir(Path(path).parent)
+        self._unsaved.clear()
         self.scenario = sc
         self.setWindowTitle(f"ssisim - {sc.name}")
-        self.worker.reset(sc)
+        self.model.expect(self.worker.reset(sc))
         self.model.running = False
         self._show_running()
         return True
@@ -541,6 +614,7 @@ class MainWindow(QMainWindow):
                                               "Scenarios (*.toml)")
         if path:
             Path(path).write_text(self.scenario.source_text)
+            self.remember_dir(Path(path).parent)
             self.statusBar().showMessage(f"Saved {path}", 4000)
 
     def session_text(self, timeout_s: float = 10.0) -> str:
@@ -558,7 +632,8 @@ class MainWindow(QMainWindow):
                                               "Scenarios (*.toml)")
         if path:
             Path(path).write_text(text)
-            self.prefs.last_dir = str(Path(path).parent)
+            self.remember_dir(Path(path).parent)
+            self.mark_saved()
             self.statusBar().showMessage(f"Session recorded to {path}; replay it with "
                                          f"`ssisim run {path}`", 8000)
 
@@ -584,6 +659,7 @@ class MainWindow(QMainWindow):
                                                       self._dir())
             if not folder:
                 return None
+            self.remember_dir(folder)
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
         def store(sim: Any) -> tuple[Path, int]:
@@ -605,7 +681,6 @@ class MainWindow(QMainWindow):
         def done(result: tuple[Path, int, Path]) -> None:
             db, run_id, page = result
             self.act_report.setEnabled(True)
-            self.prefs.last_dir = folder
             self.statusBar().showMessage(f"Run stored as run {run_id} in {db}; report written "
                                          f"to {page}", 10000)
 
@@ -656,7 +731,10 @@ class MainWindow(QMainWindow):
             gc_guard.release()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Keep the layout, stop the simulation."""
+        """Keep the layout, stop the simulation (after asking, if work would be lost)."""
+        if not self._closed and not self.confirm_discard("quit"):
+            event.ignore()
+            return
         self.save_settings()
         self.shutdown()
         super().closeEvent(event)

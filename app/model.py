@@ -64,6 +64,8 @@ class SessionModel:
 
     def __init__(self) -> None:
         self.generation = -1
+        #: Frames of a simulation older than this are stale (see ``expect``).
+        self.expected_generation = 0
         self.snapshot: Snapshot | None = None
         self.history = History([], [])
         self.events: list[Event] = []
@@ -81,9 +83,21 @@ class SessionModel:
         self.selection_changed = Callbacks()
 
     # -- input ---------------------------------------------------------------------------------
-    def apply(self, frame: Frame) -> None:
-        """Take in a frame from the worker and notify the views."""
+    def expect(self, generation: int) -> None:
+        """A new simulation was asked for: drop frames of any older one from now on.
+
+        The worker goes on publishing the old simulation until it reads the request; such a
+        frame, applied after the window switched to the new scenario, would show the old one's
+        guests under the new one's name.
+        """
+        self.expected_generation = max(self.expected_generation, generation)
+
+    def apply(self, frame: Frame) -> bool:
+        """Take in a frame from the worker and notify the views; False (and nothing done) for
+        a stale frame, of a simulation older than the one shown or expected."""
         snap = frame.snapshot
+        if frame.generation < max(self.generation, self.expected_generation):
+            return False
         if frame.generation != self.generation:
             self.generation = frame.generation
             self.history = History([m.name for m in snap.members], [g.userid for g in snap.guests])
@@ -91,6 +105,8 @@ class SessionModel:
             self.throttles = {}
             self.snapshot = snap
             self.reset.emit()
+            if self.selected is not None and self.guest(self.selected) is None:
+                self.select(None)  # a guest of the old scenario
         self.snapshot = snap
         self.running = frame.running
         self.history.extend(frame.samples)
@@ -100,6 +116,7 @@ class SessionModel:
             self.events_added.emit(frame.events)
         self.frames_applied += 1
         self.updated.emit(frame)
+        return True
 
     def select(self, userid: str | None) -> None:
         """Show ``userid`` in the guest detail (None: nobody)."""

@@ -252,7 +252,7 @@ class Training(QObject):
         if not self.win.model.running and not self._ended:
             self.win.toggle_run()
 
-    def request_hint(self, confirm: bool | None = None) -> None:
+    def request_hint(self, *, confirm: bool | None = None) -> None:
         """Issue ``HINT``, after saying what it costs (unless the preference says not to)."""
         les = self.win.model.snapshot.lesson if self.win.model.snapshot is not None else None
         costs = self.panel.hint_costs
@@ -282,7 +282,7 @@ class Training(QObject):
 
         self._confirm(box, done)
 
-    def request_end(self, confirm: bool = True) -> None:
+    def request_end(self, *, confirm: bool = True) -> None:
         """Issue ``LESSON END`` (after a confirmation): the score becomes final."""
         les = self.win.model.snapshot.lesson if self.win.model.snapshot is not None else None
         if les is None or les.ended:
@@ -377,7 +377,8 @@ class Training(QObject):
         except OSError as e:
             QMessageBox.warning(self.win, "Session not saved", f"{p}: {e.strerror}")
             return None
-        self.win.prefs.last_dir = str(p.parent)
+        self.win.remember_dir(p.parent)
+        self.win.mark_saved()
         sc = self._scenario()
         what = f"ssisim grade {sc.lesson.id} {p.name}" if sc.lesson is not None \
             else f"ssisim run SCENARIO --session {p.name}"

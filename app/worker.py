@@ -100,6 +100,9 @@ class SimWorker(QThread):
         self._scenario = scenario
         self._inbox: queue.Queue[_Msg] = queue.Queue()
         self._next_id = 0
+        #: The simulation the window asked for last (main thread): frames of an older one are
+        #: stale once it is asked (``SessionModel.expect``).
+        self.requested_generation = 1
         self.pause_at_end = True
         # everything below belongs to the worker thread once it runs
         self._sim: Simulation | None = None
@@ -152,9 +155,15 @@ class SimWorker(QThread):
         """Run until simulated time ``t_s``, then pause and emit ``paused``."""
         self._inbox.put(_Msg("run_to", float(t_s)))
 
-    def reset(self, scenario: ScenarioConfig | None = None) -> None:
-        """Start the simulation afresh, of the same scenario or of another one (paused)."""
-        self._inbox.put(_Msg("reset", scenario))
+    def reset(self, scenario: ScenarioConfig | None = None) -> int:
+        """Start the simulation afresh, of the same scenario or of another one (paused).
+
+        Returns the generation the new simulation's frames will carry: every frame of an
+        older generation that is still on its way is stale from now on.
+        """
+        self.requested_generation += 1
+        self._inbox.put(_Msg("reset", (scenario, self.requested_generation)))
+        return self.requested_generation
 
     def call(self, fn: Callable[[Simulation], Any]) -> Future:
         """Run ``fn(sim)`` on the worker thread between steps; its result arrives in the future.
@@ -189,7 +198,7 @@ class SimWorker(QThread):
             t0 = time.perf_counter()
             warmup_kernels()
             self.warmup_finished.emit(time.perf_counter() - t0)
-            self._new_sim(self._scenario)
+            self._new_sim(self._scenario, 1)
             while True:
                 if not self._handle_messages(self._idle_wait()):
                     return
@@ -260,7 +269,8 @@ class SimWorker(QThread):
                 self._dirty = True
                 self.paused.emit(sim.t, "target")
         elif msg.kind == "reset":
-            self._new_sim(msg.payload or self._scenario)
+            scenario, generation = msg.payload
+            self._new_sim(scenario or self._scenario, generation)
         elif msg.kind == "call":
             fn, fut = msg.payload
             if fut.set_running_or_notify_cancel():
@@ -273,10 +283,15 @@ class SimWorker(QThread):
         return True
 
     # -- simulation ----------------------------------------------------------------------------
-    def _new_sim(self, scenario: ScenarioConfig) -> None:
+    def _new_sim(self, scenario: ScenarioConfig, generation: int) -> None:
         self._scenario = scenario
         self._sim = Simulation(scenario)
-        self._generation += 1
+        self._generation = generation
+        # The last simulation's picture must never stand for this one: ``_publish`` reuses a
+        # snapshot whose time and event count match the simulation's, and a scenario opened
+        # at t = 0 from another one paused at t = 0 with as many events (none, often) matched:
+        # the window then drew the old scenario's guests under the new one's name.
+        self._snapshot = None
         self._running = False
         self._stop_at = None
         self._end_reported = False

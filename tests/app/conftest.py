@@ -15,6 +15,7 @@ from pathlib import Path
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
 from ssisim.app.main_window import MainWindow
 from ssisim.engine import load_scenario
 
@@ -22,9 +23,10 @@ from ssisim.cli import resolve_scenario
 
 pg.setConfigOptions(mouseRateLimit=-1)
 
-#: The offscreen platform plugin warns when a main window with docks is shown; a real display
-#: does not. Nothing else is ignored: any other Qt warning fails the test.
-OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints\(\)"
+#: The offscreen platform plugin warns when a main window with docks is shown, and when a
+#: tooltip shown again over itself is raised; a real display does not. Nothing else is
+#: ignored: any other Qt warning fails the test.
+OFFSCREEN_NOISE = r"This plugin does not support (propagateSizeHints|raise)\(\)"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -33,6 +35,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+
+
+@pytest.fixture(autouse=True)
+def no_unexpected_questions(monkeypatch) -> None:
+    """A modal question nobody answers would hang the test: fail at once instead. A test that
+    expects one (discarding a lesson in progress) patches ``QMessageBox.question`` itself."""
+
+    def question(_parent, title: str, text: str, *args, **kwargs):
+        raise AssertionError(f"unexpected question: {title}: {text}")
+
+    monkeypatch.setattr(QMessageBox, "question", question)
 
 
 @pytest.fixture
@@ -51,7 +64,10 @@ def make_window(qtbot, settings: QSettings) -> Iterator[Callable[..., MainWindow
 
     def make(name: str = "demo", show: bool = True) -> MainWindow:
         win = MainWindow(load_scenario(resolve_scenario(name)), settings)
-        qtbot.addWidget(win)
+        # pytest-qt closes the window after the test: nobody is there to answer whether the
+        # work in progress may go
+        qtbot.addWidget(win, before_close_func=lambda w: setattr(w, "ask_before_discarding",
+                                                                 False))
         windows.append(win)
         if show:
             win.show()

@@ -64,6 +64,8 @@ def test_samples_history_and_mailbox_keep_every_step():
     assert h.member("MEMB1", "central")[-1] == m1.resident
     g = frame.snapshot.guests[0]
     assert h.guest(g.userid, "central")[-1] == g.central
-    box.put(2, snap, [b.sample(snap)], [], [], False)  # a new simulation drops the old rows
-    box.put(1, snap, [], [], [], False)
-    assert box.take().generation == 1
+    box.put(1, snap, [b.sample(snap)], [], [], False)
+    box.put(2, snap, [], [], [], False)  # a new simulation drops the old rows
+    box.put(1, snap, [b.sample(snap)], [], [], True)  # and the old one's late frames
+    frame = box.take()
+    assert frame.generation == 2 and frame.samples == () and not frame.running

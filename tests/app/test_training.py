@@ -265,3 +265,44 @@ def test_gui_refuses_a_session_of_another_lesson(tmp_path, capsys):
     other.write_text(SOLUTION.read_text().replace('"first-relocation"', '"busy-guest"'))
     assert cli_main(["gui", "first-relocation", "--session", str(other)]) == 1
     assert "recorded in 'busy-guest', not in 'first-relocation'" in capsys.readouterr().err
+
+
+def _commands_run(win) -> list[str]:
+    """Every command the simulation has run so far, as its command log has it."""
+    return [c[1] for c in win.worker.call(lambda sim: list(sim.command_log)).result(timeout=20)]
+
+
+def test_end_lesson_from_the_menu_asks_as_the_button_does(make_window, qtbot):
+    win = _lesson_window(make_window, qtbot)
+    act = win.training.act_end
+    lesson_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&Lesson")
+    assert act in lesson_menu.actions() and act.isEnabled()
+    act.trigger()  # Lesson > End lesson...: the menu passes checked=False to its slot
+    box = win.training.confirm_box
+    assert box is not None and "objectives are still open" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()  # the student says no
+    assert win.training.confirm_box is None
+    assert "LESSON END" not in _commands_run(win)
+    assert not _lesson(win).ended and act.isEnabled()
+    act.trigger()
+    _click(win.training.confirm_box, "End the lesson")  # and now yes
+    qtbot.waitUntil(lambda: _lesson(win).ended, timeout=10_000)
+    assert "LESSON END" in _commands_run(win)
+
+
+def test_the_hint_shortcut_asks_what_it_costs(make_window, qtbot, wait_console):
+    win = _lesson_window(make_window, qtbot)
+    assert win.prefs.confirm_hints
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow)
+    qtbot.keyClick(win, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)  # Ctrl+H
+    box = win.training.confirm_box
+    assert box is not None and "costs 5 points" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    assert "HINT" not in _commands_run(win)
+    assert _lesson(win).hints_used == 0 and _lesson(win).hint_cost == 0
+    win.training.act_hint.trigger()  # the menu's Hint asks too
+    _click(win.training.confirm_box, "Show the hint")
+    wait_console(win, "Hint 1 of 2 (costs 5 points):")
+    qtbot.waitUntil(lambda: _lesson(win).hints_used == 1)
+    assert _commands_run(win).count("HINT") == 1
