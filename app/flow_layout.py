@@ -60,6 +60,20 @@ class FlowLayout(QLayout):
         m = self.contentsMargins()
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
+    def height_at(self, width: int, sizes: list[QSize]) -> int:
+        """Height the items would need at ``width`` if they had these sizes."""
+        m = self.contentsMargins()
+        right = width - m.right()
+        x, y, row_h = m.left(), m.top(), 0
+        for size in sizes:
+            if x + size.width() > right and row_h > 0:
+                x = m.left()
+                y += row_h + self._spacing
+                row_h = 0
+            x += size.width() + self._spacing
+            row_h = max(row_h, size.height())
+        return y + row_h + m.bottom()
+
     def _place(self, rect: QRect, move: bool) -> int:
         m = self.contentsMargins()
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from ssisim.engine import Event, RelocationSnapshot, Snapshot
 
+from .pacing import Watch
+
 #: Columns of a member row in a ``Sample`` (pages, percent, pages per second).
 MEMBER_COLUMNS = ("central", "xstor", "slots", "cpu_pct", "page_in_s", "to_xstor_s", "to_dasd_s")
 #: Columns of a guest row in a ``Sample`` (pages, workload units per second).
@@ -76,6 +78,7 @@ class Frame:
     events: tuple[Event, ...]
     console: tuple[ConsoleItem, ...]
     running: bool
+    watch: Watch | None = None  # watch mode is slowing the clock (``pacing.Watcher``)
 
 
 class SampleBuilder:

@@ -51,6 +51,20 @@ TERMS: dict[str, str] = {
     "to_xstor": "Pages stolen from central storage to XSTOR, per second.",
     "to_dasd": "Pages written to DASD paging slots (steals and XSTOR migrations), per second.",
     "throughput": "Work the guest's workload completed per second, in its own unit.",
+    "lpm": "PowerVM Live Partition Mobility (for comparison): mover service partitions copy "
+           "the partition's memory over their links in pre-copy passes; the partition is "
+           "suspended for the last changed pages and the switch (its downtime).",
+    "vmotion": "VMware Storage vMotion (for comparison): the guest's virtual disk is copied to "
+               "another datastore while it runs (snapshot, dirty block tracking or IO "
+               "mirroring); the guest is stopped for the last copy and the switch.",
+    "suspend": "Linux suspend (hibernation): the services freeze, Linux writes the pages it "
+               "uses to its swap disk and halts; the guest stays dormant until resumed.",
+    "resume": "Linux resume: the kernel boots, reads its image back from swap and restarts the "
+              "services; the guest serves again after the first request.",
+    "downtime": "Each line is a guest on the move or being paused: its phase, a bar for the "
+                "share of the current pass or phase done, and how long the guest has been "
+                "stopped (quiesce for LGR, downtime for LPM and Storage vMotion, not serving "
+                "for a pause).",
 }
 
 #: Throttle reasons by ``side:reason``, as the engine names them.

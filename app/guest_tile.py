@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QDrag,
     QFont,
+    QFontMetricsF,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -27,12 +28,20 @@ from .theme import STATE_COLOURS, STATE_LABELS, TIER_COLOURS, contrast_text
 MIME_GUEST = "application/x-ssisim-guest"
 
 
-def tile_size(storage_pages: int) -> QSize:
-    """Tile size for a guest: area grows with storage (square root), within readable bounds."""
+#: The smallest tile that still reads: the user ID, size and state, and the page bar.
+MIN_TILE = QSize(80, 46)
+
+
+def tile_size(storage_pages: int, scale: float = 1.0) -> QSize:
+    """Tile size for a guest: area grows with storage (square root), within readable bounds.
+
+    ``scale`` shrinks every tile of a member alike when they would not fit its panel (a small
+    window), down to ``MIN_TILE``.
+    """
     gb = max(storage_pages / PAGES_PER_GB, 0.01)
-    w = int(min(max(84 * math.sqrt(gb / 2), 96), 250))
-    h = int(min(max(w * 0.6, 62), 150))
-    return QSize(w, h)
+    w = min(max(84 * math.sqrt(gb / 2), 96), 250)
+    h = min(max(w * 0.6, 62), 150)
+    return QSize(max(MIN_TILE.width(), int(w * scale)), max(MIN_TILE.height(), int(h * scale)))
 
 
 class GuestTile(QWidget):
@@ -55,6 +64,7 @@ class GuestTile(QWidget):
         self.selected = False
         self._g: GuestSnapshot | None = None
         self._progress = 0.0
+        self._scale = 1.0
         self._size = tile_size(0)
         self._press: QPoint | None = None
         self._key: tuple = ()
@@ -80,12 +90,28 @@ class GuestTile(QWidget):
         self.state = state
         self.selected = selected
         self._progress = progress
-        size = tile_size(g.storage_pages)
-        if size != self._size:
-            self._size = size
-            self.updateGeometry()
+        self._resize()
         self.setToolTip(self._tooltip(reloc))
         self.update()
+
+    def set_scale(self, scale: float) -> bool:
+        """Draw the tile at ``scale`` of its size (see ``tile_size``); True if it changed."""
+        if scale == self._scale:
+            return False
+        self._scale = scale
+        return self._resize()
+
+    def size_at(self, scale: float) -> QSize:
+        """The tile's size at ``scale``."""
+        return tile_size(self._g.storage_pages if self._g is not None else 0, scale)
+
+    def _resize(self) -> bool:
+        size = self.size_at(self._scale)
+        if size == self._size:
+            return False
+        self._size = size
+        self.updateGeometry()
+        return True
 
     def sizeHint(self) -> QSize:
         """Size by storage."""
@@ -143,18 +169,30 @@ class GuestTile(QWidget):
         inner = r.adjusted(7, 4, -7, -4)
         font = QFont(self.font())
         font.setBold(True)
+        # a small tile (many guests, a small window) writes its user ID smaller, not cut off
+        base = font.pointSizeF()
+        while font.pointSizeF() > base * 0.75 and \
+                QFontMetricsF(font).horizontalAdvance(self.userid) > inner.width():
+            font.setPointSizeF(font.pointSizeF() - 0.5)
         p.setFont(font)
         p.setPen(text)
         fm = p.fontMetrics()
-        p.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, self.userid)
+        p.drawText(inner, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                   fm.elidedText(self.userid, Qt.TextElideMode.ElideRight, int(inner.width())))
         font.setBold(False)
+        font.setPointSizeF(base)
         p.setFont(font)
+        fm = p.fontMetrics()
         y = inner.top() + fm.height()
         if g is not None:
             if self.incoming:
-                second = f"arriving {self._progress:.0%}"
+                forms = [f"arriving {self._progress:.0%}", f"{self._progress:.0%}"]
             else:
-                second = f"{format_size(g.storage_pages)}  {STATE_LABELS.get(self.state, '')}"
+                size, state = format_size(g.storage_pages), STATE_LABELS.get(self.state, "")
+                # the state is the tile's colour too: it goes first when room is short
+                forms = [f"{size}  {state}", f"{size} {state}", size]
+            second = next((f for f in forms if fm.horizontalAdvance(f) <= inner.width()),
+                          forms[-1])
             p.drawText(QRectF(inner.left(), y, inner.width(), fm.height()),
                        Qt.AlignmentFlag.AlignLeft, second)
             y += fm.height()

@@ -288,7 +288,7 @@ class DebriefDialog(QDialog):
         self.text.anchorClicked.connect(self._clicked)
         buttons = QDialogButtonBox()
         self.save_button: QPushButton = buttons.addButton(
-            "Save session...", QDialogButtonBox.ButtonRole.ActionRole)
+            "Save lesson session...", QDialogButtonBox.ButtonRole.ActionRole)
         self.save_button.setToolTip("Save the commands you issued as a session file, for the "
                                     "trainer to grade (ssisim grade)")
         copy = buttons.addButton("Copy as text", QDialogButtonBox.ButtonRole.ActionRole)

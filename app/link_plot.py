@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from .glossary import TERMS
 from .history import RelocationSeries
-from .plot_style import SteadyRange, keyed_title, pen, plain_axis, style_plot
+from .plot_style import SteadyRange, keyed_title, pen, plain_axis, style_plot, wide_title
 
 #: 4 KiB pages per second to MiB per second.
 MB_PER_PAGE = 4096 / 2**20
@@ -21,9 +21,11 @@ class LinkPlot(QWidget):
         super().__init__(parent)
         self.widget = pg.PlotWidget()
         self.plot = self.widget.getPlotItem()
+        # short words: the plot is narrow in a small window
         self.plot.setTitle(keyed_title("Link MB/s", [("#2f7fe0", "sent"),
-                                                      ("#888888", "capacity")]), size="9pt")
-        self.plot.setLabel("bottom", "simulated time", units="s")
+                                                      ("#888888", "max")]), size="9pt")
+        wide_title(self.plot)
+        self.plot.setLabel("bottom", "time", units="s")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.showGrid(y=True, alpha=0.2)

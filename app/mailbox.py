@@ -12,6 +12,7 @@ import threading
 from ssisim.engine import Event, Snapshot
 
 from .frames import ConsoleItem, Frame, Sample
+from .pacing import Watch
 
 
 class Mailbox:
@@ -25,14 +26,16 @@ class Mailbox:
         self._events: list[Event] = []
         self._console: list[ConsoleItem] = []
         self._running = False
+        self._watch: Watch | None = None
         self._fresh = False
 
     def put(self, generation: int, snapshot: Snapshot, samples: list[Sample],
-            events: list[Event], console: list[ConsoleItem], running: bool) -> None:
+            events: list[Event], console: list[ConsoleItem], running: bool,
+            watch: Watch | None = None) -> None:
         """Publish a new snapshot and append what came with it (worker thread).
 
         ``generation`` numbers the simulation the snapshot is of; one older than the latest
-        published is dropped.
+        published is dropped. ``watch``: watch mode is slowing the clock (None: it is not).
         """
         with self._lock:
             if generation < self._generation:
@@ -48,6 +51,7 @@ class Mailbox:
             self._events.extend(events)
             self._console.extend(console)
             self._running = running
+            self._watch = watch
             self._fresh = True
 
     def take(self) -> Frame | None:
@@ -56,7 +60,8 @@ class Mailbox:
             if not self._fresh or self._snapshot is None:
                 return None
             frame = Frame(self._generation, self._snapshot, tuple(self._samples),
-                          tuple(self._events), tuple(self._console), self._running)
+                          tuple(self._events), tuple(self._console), self._running,
+                          self._watch)
             self._samples.clear()
             self._events.clear()
             self._console.clear()

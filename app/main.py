@@ -89,6 +89,7 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
     if screenshot:
         win.set_speed("max")
         win.worker.pause_at_end = False
+        win.worker.watch_moves = False  # a picture of a moment: no slowing down on the way
 
         def shoot(_t: float, _reason: str) -> None:
             try:

@@ -40,7 +40,8 @@ from .guest_menu import build_guest_menu
 from .mailbox import Mailbox
 from .member_plots import MemberPlots
 from .model import SessionModel
-from .pacing import SPEEDS
+from .moves_panel import MovesPanel
+from .pacing import SPEEDS, Watch
 from .preferences import Preferences
 from .preferences_dialog import PreferencesDialog
 from .relocate_dialog import RelocateDialog
@@ -60,7 +61,7 @@ SHORTCUTS = (
     ("Ctrl+L", "type a command in the console"),
     ("Ctrl+R", "start the scenario again from the beginning"),
     ("Ctrl+O / Ctrl+S", "open a scenario / save it"),
-    ("Ctrl+Shift+S", "record the session as a scenario"),
+    ("Ctrl+Shift+S", "record a replayable scenario (the scenario and the commands issued)"),
     ("Ctrl+Shift+L", "open a lesson (training mode)"),
     ("Ctrl+H", "the lesson's next hint (it costs points)"),
     ("Shift while dropping", "ask for the relocation options"),
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self.mailbox = Mailbox()
         self.worker = SimWorker(scenario, self.mailbox)
         self.worker.pause_at_end = self.prefs.pause_at_end
+        self.worker.watch_moves = self.prefs.watch_moves
         self.history = CommandHistory(self.prefs.console_history)
         self._speed_marks: list[tuple[float, float]] = []
         self._dialogs: list[QDialog] = []
@@ -119,6 +121,7 @@ class MainWindow(QMainWindow):
         self.cluster = ClusterView(self.model)
         self.setCentralWidget(self.cluster)
         self.relocation = RelocationPanel(self.model)
+        self.moves = MovesPanel(self.model)
         self.console = Console(self.model, self.history)
         self.events = EventLog(self.model)
         self.members = MemberPlots(self.model)
@@ -129,11 +132,14 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomRightCorner, right)
         self.setCorner(Qt.Corner.TopRightCorner, right)
         self._dock("relocation", "Relocation", self.relocation, right)
+        self._dock("moves", "Migrations and pauses", self.moves, right)
         self._dock("console", "CP console", self.console, right)
         self._dock("events", "Events", self.events, right)
         self._dock("members", "Members over time", self.members, bottom)
         self._dock("guest", "Guest detail", self.detail, bottom)
+        self.tabifyDockWidget(self.docks["relocation"], self.docks["moves"])
         self.tabifyDockWidget(self.docks["console"], self.docks["events"])
+        self.docks["relocation"].raise_()
         self.tabifyDockWidget(self.docks["members"], self.docks["guest"])
         self.docks["console"].raise_()
         self.docks["members"].raise_()
@@ -144,6 +150,19 @@ class MainWindow(QMainWindow):
         self.statusBar()
         self.compile_label = QLabel("")
         self.speed_label = QLabel("")
+        #: Watch mode at work: what is watched and at what speed (hidden otherwise).
+        self.watch_label = QLabel("")
+        self.watch_label.setToolTip(
+            "Watch mode slows the clock while a guest moves, so that its passes can be "
+            "followed; the speed you chose returns when it ends. Pick a speed to keep it, or "
+            "turn watch mode off in the preferences.")
+        # it changes the speed the user chose: it must be seen
+        self.watch_label.setStyleSheet("QLabel { font-weight: bold; padding: 0 6px; "
+                                       "border-radius: 3px; background: palette(highlight); "
+                                       "color: palette(highlighted-text); }")
+        self.watch_label.hide()
+        self.watch: Watch | None = None
+        self.statusBar().addPermanentWidget(self.watch_label)
         self.statusBar().addPermanentWidget(self.speed_label)
         self.statusBar().addPermanentWidget(self.compile_label)
 
@@ -158,6 +177,7 @@ class MainWindow(QMainWindow):
         self._single_layout = False
         self._reloc_was_visible = True
         self.model.reset.connect(self._fit_docks_to_scenario)
+        self.model.events_added.connect(self._raise_moves)
 
         self.resize(1600, 1000)
         self._laid_out = self._restore_layout()
@@ -206,9 +226,12 @@ class MainWindow(QMainWindow):
                           "Open a scenario file")
         self.act_save = a("&Save scenario as...", self.save_scenario, "Ctrl+S",
                           "Save the scenario as it was loaded")
-        self.act_record = a("&Record session...", self.record_session_dialog, "Ctrl+Shift+S",
-                            "Save the scenario plus every command issued here, at its "
-                            "simulated time: `ssisim run` replays it to the same results")
+        self.act_record = a("&Record a replayable scenario...", self.record_session_dialog,
+                            "Ctrl+Shift+S",
+                            "Save a new scenario file: this scenario plus every command issued "
+                            "here, at its simulated time; `ssisim run` replays it to the same "
+                            "results (a lesson's work for grading: Save lesson session)")
+        self.act_record.setIconText("Record scenario")
         self.act_report = a("&Export report...", lambda: self.export_report(), None,
                             "Store the run so far and write its report into a folder: HTML "
                             "with charts, and the data as CSV")
@@ -295,9 +318,15 @@ class MainWindow(QMainWindow):
         """Dock sizes in proportion to the window: relocation and console on the right, the
         plots below the cluster."""
         w, h = self.width(), self.height()
-        self.resizeDocks([self.docks["relocation"]], [int(w * 0.42)], Qt.Orientation.Horizontal)
+        lesson = not self.training.dock.isHidden()
+        # with the Lesson dock on the left, the right docks give the cluster some of their room
+        share = 0.36 if lesson and w < 1500 else 0.42
+        self.resizeDocks([self.docks["relocation"]], [int(w * share)], Qt.Orientation.Horizontal)
+        # a small window gives the relocation's charts the larger share (at 1024x775 they need
+        # about 540 pixels not to be cut)
+        top = 0.6 if h >= 900 else 0.72
         self.resizeDocks([self.docks["relocation"], self.docks["console"]],
-                         [int(h * 0.6), int(h * 0.4)], Qt.Orientation.Vertical)
+                         [int(h * top), int(h * (1 - top))], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["members"]], [int(h * 0.4)], Qt.Orientation.Vertical)
         self.training.default_layout()
 
@@ -330,6 +359,7 @@ class MainWindow(QMainWindow):
         theme_changed = p.theme != self.prefs.theme
         self.prefs = p
         self.worker.pause_at_end = p.pause_at_end
+        self.worker.watch_moves = p.watch_moves
         if theme_changed:
             apply_theme(p.theme)
             self.restyle()
@@ -400,6 +430,7 @@ class MainWindow(QMainWindow):
         t = frame.snapshot.t_s
         self.clock.setText(f"t = {t:,.0f} s  ({_fmt_clock(t)})")
         self._show_running()
+        self._show_watch(frame.watch if frame.running else None)
         now = time.monotonic()
         if frame.running:
             self._speed_marks.append((now, t))
@@ -412,6 +443,31 @@ class MainWindow(QMainWindow):
             self._speed_marks.clear()
             self.speed_label.setText("paused")
         return True
+
+    def _show_watch(self, watch: Watch | None) -> None:
+        """Say in the status bar what watch mode is slowing the clock for (nothing: hide)."""
+        if watch == self.watch:
+            return
+        self.watch = watch
+        self.watch_label.setText(watch.message() if watch is not None else "")
+        self.watch_label.setVisible(watch is not None)
+        self._speed_marks.clear()  # the measured speed starts afresh at the new pace
+
+    def _raise_moves(self, events: tuple) -> None:
+        """Bring the panel of a move that just began to the front: a relocation's own panel,
+        or the panel of migrations and pauses."""
+        kinds = {e.kind for e in events}
+        if kinds & {"LPM_START", "VMOTION_START", "SUSPEND_START", "RESUME_START", "STOPPED",
+                    "BEGIN"}:
+            # unless a relocation shown already is under way: its panel stays in front
+            t0 = min(e.t_s for e in events)
+            snap = self.model.snapshot
+            if snap is None or not any(r.state in ("moving", "quiesced") and r.start_s < t0
+                                       for r in snap.relocations):
+                self.docks["moves"].raise_()
+                return
+        if "RELOCATION_START" in kinds:
+            self.docks["relocation"].raise_()
 
     # -- worker signals ------------------------------------------------------------------------
     def _compiling(self) -> None:
@@ -454,7 +510,9 @@ class MainWindow(QMainWindow):
             guest.show()
             self.docks["members"].raise_()
             h = self.height()
-            self.resizeDocks([self.docks["console"], guest], [int(h * 0.45), int(h * 0.55)],
+            # pausing is what a single member shows moving: its panel keeps a fair share
+            self.resizeDocks([self.docks["moves"], self.docks["console"], guest],
+                             [int(h * 0.3), int(h * 0.3), int(h * 0.4)],
                              Qt.Orientation.Vertical)
         elif not single and self._single_layout:
             self._single_layout = False
@@ -557,13 +615,13 @@ class MainWindow(QMainWindow):
             return (f"The lesson is in progress (score {les.score:g} of {les.max_score:g} so "
                     "far); it would be lost.")
         if les is not None and self._unsaved:
-            return ("The lesson's session is not saved (Lesson > Save session): the trainer "
-                    "could not grade it.")
+            return ("The lesson's session is not saved (Lesson > Save lesson session): the "
+                    "trainer could not grade it.")
         changes = [c for c in self._unsaved if not only_asks(c)]
         if les is None and changes:
             n = len(changes)
             return (f"{n} command{'s' if n != 1 else ''} issued here {'are' if n != 1 else 'is'}"
-                    " not recorded (File > Record session).")
+                    " not recorded (File > Record a replayable scenario).")
         return None
 
     def mark_saved(self) -> None:
@@ -628,14 +686,14 @@ class MainWindow(QMainWindow):
         except FutureTimeout:
             QMessageBox.warning(self, "Not recorded", "The simulation did not answer in time.")
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Record session", self._dir(),
-                                              "Scenarios (*.toml)")
+        path, _ = QFileDialog.getSaveFileName(self, "Record a replayable scenario",
+                                              self._dir(), "Scenarios (*.toml)")
         if path:
             Path(path).write_text(text)
             self.remember_dir(Path(path).parent)
             self.mark_saved()
-            self.statusBar().showMessage(f"Session recorded to {path}; replay it with "
-                                         f"`ssisim run {path}`", 8000)
+            self.statusBar().showMessage(f"Scenario with your commands recorded to {path}; "
+                                         f"replay it with `ssisim run {path}`", 8000)
 
     def export_report(self, folder: str | None = None) -> Future | None:
         """Store the run so far in the run store and write its report into a folder.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDragLeaveEvent,
@@ -35,6 +35,10 @@ def _pct(used: float, total: float) -> float:
     return 100.0 * used / total if total else 0.0
 
 
+#: Scales tried, largest first, when a member's tiles do not fit its panel (a small window).
+TILE_SCALES = (1.0, 0.88, 0.76, 0.64, 0.52, 0.42, 0.32)
+
+
 class MemberPanel(QFrame):
     """A member: name, CPU, central / XSTOR / paging gauges, and a tile per guest on it.
 
@@ -56,6 +60,7 @@ class MemberPanel(QFrame):
         self.tiles: list[GuestTile] = []
 
         title = QLabel(name)
+        self.title = title
         f = QFont(title.font())
         f.setBold(True)
         f.setPointSizeF(f.pointSizeF() * 1.25)
@@ -69,7 +74,8 @@ class MemberPanel(QFrame):
         self.central.setToolTip(TERMS["central"])
         self.xstor = TierBar("XSTOR", TIER_COLOURS["xstor"])
         self.xstor.setToolTip(TERMS["xstor"])
-        self.paging = TierBar("Paging slots", TIER_COLOURS["dasd"], mark=0.5)
+        self.paging = TierBar("Paging slots", TIER_COLOURS["dasd"], mark=0.5,
+                              short_label="Paging")
         self.paging.setToolTip(TERMS["paging"] + " The dotted mark is 50 %.")
 
         self._area = QWidget()
@@ -82,6 +88,8 @@ class MemberPanel(QFrame):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._scroll = scroll
+        # the tiles fit the room the scroll area has, once it has it
+        scroll.viewport().installEventFilter(self)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(8, 8, 8, 8)
@@ -96,21 +104,15 @@ class MemberPanel(QFrame):
     def update_from(self, m: MemberSnapshot) -> None:
         """Show the member's CPU and storage tiers."""
         self.cpu.set_value(m.cpu_pct / 100.0, f"{m.cpu_pct:.0f}%")
-        self.central.set_value(m.resident / m.frames if m.frames else 0.0,
-                               f"{format_size(m.resident)} / {format_size(m.frames)}  "
-                               f"{_pct(m.resident, m.frames):.0f}%")
-        if m.xstor_total:
-            self.xstor.set_value(m.xstor_used / m.xstor_total,
-                                 f"{format_size(m.xstor_used)} / {format_size(m.xstor_total)}  "
-                                 f"{_pct(m.xstor_used, m.xstor_total):.0f}%")
-        else:
-            self.xstor.set_value(0.0, "none")
-        if m.slots_total:
-            self.paging.set_value(m.slots_used / m.slots_total,
-                                  f"{format_size(m.slots_used)} / {format_size(m.slots_total)}  "
-                                  f"{_pct(m.slots_used, m.slots_total):.0f}%")
-        else:
-            self.paging.set_value(0.0, "none")
+        for bar, used, total in ((self.central, m.resident, m.frames),
+                                 (self.xstor, m.xstor_used, m.xstor_total),
+                                 (self.paging, m.slots_used, m.slots_total)):
+            if not total:
+                bar.set_value(0.0, "none")
+                continue
+            u, t, pct = format_size(used), format_size(total), f"{_pct(used, total):.0f}%"
+            # a narrow panel shows the shorter forms (TierBar.shown)
+            bar.set_value(used / total, f"{u} / {t}  {pct}", f"{u}/{t} {pct}", pct)
 
     def set_tiles(self, tiles: list[GuestTile]) -> None:
         """Show exactly these tiles, in this order (re-lays out only when they change)."""
@@ -127,8 +129,40 @@ class MemberPanel(QFrame):
             self._flow.addWidget(t)
             t.show()
         self.tiles = list(tiles)
+        self.fit_tiles()
         self._flow.invalidate()
         self._area.updateGeometry()
+
+    def fit_tiles(self) -> float:
+        """Shrink the tiles alike until they all fit the panel (never below ``MIN_TILE``);
+        returns the scale chosen. A window too small even then scrolls."""
+        view = self._scroll.viewport().size()
+        if view.width() <= 1 or view.height() <= 1 or not self.tiles:
+            return 1.0
+        m = self._flow.contentsMargins()
+        room_w = view.width() - m.left() - m.right()
+        chosen = TILE_SCALES[-1]
+        for scale in TILE_SCALES:
+            widest = max(t.size_at(scale).width() for t in self.tiles)
+            if widest > room_w:
+                continue
+            if self._flow.height_at(view.width(), [t.size_at(scale) for t in self.tiles]) \
+                    <= view.height():
+                chosen = scale
+                break
+        changed = False
+        for t in self.tiles:
+            changed = t.set_scale(chosen) or changed
+        if changed:
+            self._flow.invalidate()
+            self._area.updateGeometry()
+        return chosen
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Fit the tiles whenever the room for them changes size."""
+        if event.type() == QEvent.Type.Resize and watched is self._scroll.viewport():
+            self.fit_tiles()
+        return super().eventFilter(watched, event)
 
     def has_guest(self, userid: str) -> bool:
         """True when the guest's (non-incoming) tile is on this member."""

@@ -1,16 +1,38 @@
-"""Pages sent in each memory-move pass of a relocation, one bar per pass."""
+"""Pages sent in each memory-move pass of a relocation, one bar per pass.
+
+Pass 1 sends every page and later passes only the changed ones, often a hundredth of it or
+less: each bar is labelled with its number of pages, and a bar too short to see is drawn as a
+stub, so the later passes can be read next to the first.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from ssisim.engine import RelocationSnapshot
 
 from .glossary import TERMS
 from .hover import PlotHover
-from .plot_style import keyed_title, plain_axis, style_plot
-from .theme import PASS_COLOURS
+from .plot_style import keyed_title, palette_colours, plain_axis, style_plot
+from .theme import PASS_COLOURS, contrast_text
+
+#: A bar shorter than this share of the tallest is drawn this tall (its label gives its value).
+MIN_BAR = 0.015
+#: Most passes of a relocation (CP's limit): one label each.
+MAX_PASSES = 18
+
+
+def compact(n: float) -> str:
+    """A count in a few characters: ``310``, ``52k``, ``1.4M``."""
+    if n >= 1e6:
+        return f"{n / 1e6:.2g}M" if n < 1e7 else f"{n / 1e6:.0f}M"
+    if n >= 1e4:
+        return f"{n / 1e3:.0f}k"
+    if n >= 1e3:
+        return f"{n / 1e3:.1f}k"
+    return f"{n:.0f}"
 
 
 class PassChart(QWidget):
@@ -32,6 +54,21 @@ class PassChart(QWidget):
         self.bars = pg.BarGraphItem(x=np.array([1.0]), height=np.array([0.0]), width=0.7,
                                     brushes=[pg.mkBrush(PASS_COLOURS["first"])])
         self.plot.addItem(self.bars)
+        font = QFont(self.font())
+        font.setPointSizeF(max(6.5, font.pointSizeF() * 0.8))
+        self._font = font
+        #: the pages of each pass on its bar: inside a tall bar, above a short one; upright
+        #: when the passes leave room, else turned on end (hidden beyond the passes there are)
+        self.labels: list[pg.TextItem] = []
+        for _ in range(MAX_PASSES):
+            label = pg.TextItem("", anchor=(0.5, 1.0))
+            label.setFont(font)
+            label.hide()
+            self.plot.addItem(label)
+            self.labels.append(label)
+        #: (x, drawn height, tallest, colour) of each bar, for placing the labels
+        self._drawn: list[tuple[float, float, float, str]] = []
+        self.plot.getViewBox().sigResized.connect(lambda _vb: self._place_labels())
         self.plot.setXRange(0.4, 8.6, padding=0)
         self.plot.setYRange(0, 1, padding=0)
         self.widget.setToolTip(TERMS["pass"])
@@ -45,6 +82,7 @@ class PassChart(QWidget):
     def restyle(self) -> None:
         """Colours from the palette."""
         style_plot(self.widget, [self.plot])
+        self._place_labels()
 
     def show_relocation(self, r: RelocationSnapshot | None) -> None:
         """Draw the passes of ``r`` (None: empty)."""
@@ -56,20 +94,54 @@ class PassChart(QWidget):
         if n == 0:
             self.bars.setOpts(x=np.array([1.0]), height=np.array([0.0]),
                               brushes=[pg.mkBrush(PASS_COLOURS["first"])])
+            self._drawn = []
+            self._place_labels()
             self.plot.setXRange(0.4, 8.6, padding=0)
             self.plot.setYRange(0, 1, padding=0)
             return
         x = np.array([p.number for p in passes], dtype=float)
-        h = np.array([p.pages for p in passes], dtype=float)
+        pages = np.array([p.pages for p in passes], dtype=float)
         # pages in thousands or millions: axis numbers stay short
-        scale, unit = (1e6, "million pages") if h.max() >= 1e6 else (1e3, "thousand pages")
-        h = h / scale
+        scale, unit = (1e6, "million pages") if pages.max() >= 1e6 else (1e3, "thousand pages")
+        h = pages / scale
+        top = max(1e-3, float(h.max()))
+        # a pass of a few pages next to one of millions is still seen: a stub, and its label
+        drawn = np.where(pages > 0, np.maximum(h, top * MIN_BAR), 0.0)
         self.plot.setLabel("left", unit)
-        brushes = [pg.mkBrush(PASS_COLOURS.get(p.kind, PASS_COLOURS["intermediate"]))
-                   for p in passes]
-        self.bars.setOpts(x=x, height=h, brushes=brushes)
-        self.plot.setXRange(0.4, max(8, n) + 0.6, padding=0)
-        self.plot.setYRange(0, max(1e-3, float(h.max())) * 1.08, padding=0)
+        colours = [PASS_COLOURS.get(p.kind, PASS_COLOURS["intermediate"]) for p in passes]
+        self.bars.setOpts(x=x, height=drawn, brushes=[pg.mkBrush(c) for c in colours])
+        for i, label in enumerate(self.labels[:n]):
+            label.setText(compact(pages[i]))
+        self._drawn = [(float(x[i]), float(drawn[i]), top, colours[i]) for i in range(n)]
+        self.plot.setXRange(0.4, max(5, n) + 0.6, padding=0)
+        self.plot.setYRange(0, top * 1.08, padding=0)
+        self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Put each bar's label on it: inside a bar over half the tallest (in a colour that
+        reads on the bar), above a shorter one; turned on end where they would touch."""
+        n = len(self._drawn)
+        for label in self.labels[n:]:
+            label.hide()
+        if not n:
+            return
+        vb = self.plot.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        px_per_pass = vb.width() / max(x1 - x0, 1e-9)
+        fm = QFontMetricsF(self._font)
+        widest = max(fm.horizontalAdvance(label.toPlainText()) for label in self.labels[:n])
+        upright = widest + 4 <= px_per_pass
+        _, fg = palette_colours()
+        for label, (x, h, top, colour) in zip(self.labels, self._drawn):
+            inside = h >= 0.5 * top
+            label.setAngle(0 if upright else 90)
+            if upright:
+                label.setAnchor((0.5, 0.0 if inside else 1.0))
+            else:
+                label.setAnchor((1.0 if inside else 0.0, 0.5))
+            label.setColor(contrast_text(colour) if inside else fg)
+            label.setPos(x, h)
+            label.show()
 
     def _text_at(self, x: float, y: float) -> str | None:
         for p in self._passes:

@@ -67,13 +67,50 @@ def keyed_title(title: str, keys: list[tuple[str, str]]) -> str:
     return f"<b>{title}</b>" + ("&nbsp;&nbsp;&nbsp;" + colour_key(keys) if keys else "")
 
 
+def wide_title(plot: pg.PlotItem) -> None:
+    """Let the title use the value axis's width too: a narrow plot's title and colour key then
+    fit (pyqtgraph puts the title over the data area only)."""
+    plot.layout.removeItem(plot.titleLabel)
+    plot.layout.addItem(plot.titleLabel, 0, 0, 1, 3)
+
+
 #: Width of the value axis of every plot (pixels). A fixed width: an axis sized to its labels
 #: grows when "900" becomes "1200", which re-lays out the whole plot grid (tens of ms).
 VALUE_AXIS_WIDTH = 58
 
 
+def _decimals(step: float) -> int:
+    """Decimals that tell apart numbers ``step`` apart (0 for whole steps, at most 3)."""
+    d = 0
+    while d < 3 and abs(step * 10**d - round(step * 10**d)) > 1e-6 * max(1.0, step * 10**d):
+        d += 1
+    return d
+
+
+def compact_number(value: float, spacing: float, largest: float | None = None) -> str:
+    """An axis number in a few characters: ``950``, ``5000``, ``12k``, ``1.5M`` (numbers of five
+    digits and more would run into the axis title beside them). ``largest``: the largest
+    number on the axis, whose unit the others take (``5k`` beside ``15k``, not ``5000``)."""
+    a = abs(value) if largest is None else abs(largest)
+    div, suffix = next(((d, s) for d, s in ((1e9, "G"), (1e6, "M"), (1e4, "k")) if a >= d),
+                       (1.0, ""))
+    if suffix == "k":
+        div = 1e3
+    return f"{value / div:.{_decimals(spacing / div)}f}{suffix}"
+
+
+def compact_ticks(values: list[float], scale: float, spacing: float) -> list[str]:
+    """``AxisItem.tickStrings`` writing numbers with ``compact_number``, in one unit."""
+    largest = max((abs(v * scale) for v in values), default=0.0)
+    return [compact_number(v * scale, spacing * scale, largest) for v in values]
+
+
 def plain_axis(plot: pg.PlotItem, *names: str) -> None:
-    """Write axis numbers as they are (no ``x0.001`` scale factors); fix the left axis width."""
+    """Write axis numbers as they are (no ``x0.001`` scale factors); fix the left axis width.
+
+    A value (left) axis writes large numbers compactly (``20k``, ``compact_number``): its
+    width is fixed, and ``20000`` beside its title would overlap it.
+    """
     for name in names:
         axis = plot.getAxis(name)
         axis.enableAutoSIPrefix(False)
@@ -84,6 +121,7 @@ def plain_axis(plot: pg.PlotItem, *names: str) -> None:
         axis._updateLabel()
         if name == "left":
             axis.setWidth(VALUE_AXIS_WIDTH)
+            axis.tickStrings = compact_ticks
 
 
 def nice_ceiling(value: float) -> float:

@@ -33,6 +33,7 @@ class Preferences:
     ask_relocation_options: bool = False  # open the options dialog on every drop (not only Shift)
     speed: str = "10x"  # a key of pacing.SPEEDS
     pause_at_end: bool = True  # pause when the scenario's duration is reached
+    watch_moves: bool = True  # slow the clock while a guest moves (pacing.Watcher)
     console_history: list[str] = field(default_factory=list)
     last_dir: str = ""
     confirm_hints: bool = True  # ask before a lesson's hint, which costs points
@@ -54,6 +55,7 @@ def load(store: SettingsStore) -> Preferences:
     speed = str(store.value("prefs/speed", p.speed))
     p.speed = speed if speed in SPEEDS else p.speed
     p.pause_at_end = _as_bool(store.value("prefs/pause_at_end", True))
+    p.watch_moves = _as_bool(store.value("prefs/watch_moves", True))
     hist = store.value("console/history", [])
     if isinstance(hist, str):
         hist = [hist]
@@ -70,6 +72,7 @@ def save(store: SettingsStore, p: Preferences) -> None:
     store.setValue("prefs/ask_relocation_options", p.ask_relocation_options)
     store.setValue("prefs/speed", p.speed)
     store.setValue("prefs/pause_at_end", p.pause_at_end)
+    store.setValue("prefs/watch_moves", p.watch_moves)
     store.setValue("console/history", list(p.console_history[-200:]))
     store.setValue("prefs/last_dir", p.last_dir)
     store.setValue("training/confirm_hints", p.confirm_hints)

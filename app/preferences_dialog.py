@@ -1,4 +1,5 @@
-"""The preferences dialog: theme, options on drop, pause at the scenario's end, lessons."""
+"""The preferences dialog: theme, options on drop, pause at the scenario's end, watch mode,
+lessons."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .pacing import WATCH_FACTORS, WATCH_WALL_S, speed_label
 from .preferences import Preferences
 from .theme import THEMES
 
@@ -34,6 +36,13 @@ class PreferencesDialog(QDialog):
         self.ask.setToolTip("Otherwise hold Shift while dropping to be asked.")
         self.pause = QCheckBox("Pause when the scenario's duration is reached")
         self.pause.setChecked(prefs.pause_at_end)
+        self.watch = QCheckBox("Slow down to watch relocations and migrations")
+        self.watch.setChecked(prefs.watch_moves)
+        self.watch.setToolTip(
+            "Watch mode: while a relocation, partition migration or Storage vMotion is under "
+            f"way, the clock slows (to {speed_label(WATCH_FACTORS[0])} at least) so that it "
+            f"lasts about {WATCH_WALL_S:.0f} seconds and its passes can be followed; the "
+            "speed you chose returns when it ends. A speed picked meanwhile holds.")
         self.confirm_hints = QCheckBox("Ask before showing a lesson's hint")
         self.confirm_hints.setChecked(prefs.confirm_hints)
         self.confirm_hints.setToolTip("A hint costs points of the lesson's score; ask first, "
@@ -46,6 +55,7 @@ class PreferencesDialog(QDialog):
         form.addRow("Theme", self.theme)
         form.addRow("", self.ask)
         form.addRow("", self.pause)
+        form.addRow("", self.watch)
         form.addRow("", self.confirm_hints)
         form.addRow("Student name", self.student)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
@@ -61,5 +71,6 @@ class PreferencesDialog(QDialog):
         return replace(self._prefs, theme=self.theme.currentText(),
                        ask_relocation_options=self.ask.isChecked(),
                        pause_at_end=self.pause.isChecked(),
+                       watch_moves=self.watch.isChecked(),
                        confirm_hints=self.confirm_hints.isChecked(),
                        student=self.student.text().strip())

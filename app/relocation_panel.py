@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 from ssisim.engine import RelocationSnapshot
 
+from .elided_label import ElidedLabel
 from .frames import relocation_key
 from .glossary import TERMS
 from .lazy_panel import LazyPanel
@@ -25,6 +26,10 @@ from .quiesce_timer import QuiesceTimer
 from .throttle_timeline import ThrottleTimeline
 
 FOLLOW = "Latest relocation"
+#: The title and the line under it before the first relocation (each one line: a wrapped
+#: line would take the charts' room in a small window).
+NONE_YET = ("No relocation yet",
+            "Drag a guest onto another member, or type VMRELOCATE in the CP console.")
 
 
 class RelocationPanel(LazyPanel):
@@ -36,14 +41,13 @@ class RelocationPanel(LazyPanel):
         self.choice = QComboBox()
         self.choice.addItem(FOLLOW, "")
         self.choice.setToolTip("Which relocation to show; by default the latest one.")
-        self.title = QLabel("No relocation yet: drag a guest onto another member.")
+        self.title = QLabel(NONE_YET[0])
         f = QFont(self.title.font())
         f.setBold(True)
         f.setPointSizeF(f.pointSizeF() * 1.15)
         self.title.setFont(f)
         self.title.setWordWrap(True)
-        self.options = QLabel("")
-        self.options.setWordWrap(True)
+        self.options = ElidedLabel(NONE_YET[1])
 
         self.values: dict[str, QLabel] = {}
         grid = QGridLayout()
@@ -76,7 +80,7 @@ class RelocationPanel(LazyPanel):
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.passes)
         bottom.addWidget(self.link)
-        bottom.setMinimumHeight(150)
+        bottom.setMinimumHeight(130)
         charts.addWidget(bottom)
         charts.setStretchFactor(0, 3)
         charts.setStretchFactor(1, 2)
@@ -130,8 +134,8 @@ class RelocationPanel(LazyPanel):
         self.timer.show_relocation(r)
         self.passes.show_relocation(r)
         if r is None:
-            self.title.setText("No relocation yet: drag a guest onto another member.")
-            self.options.setText("")
+            self.title.setText(NONE_YET[0])
+            self.options.set_full_text(NONE_YET[1])
             for v in self.values.values():
                 v.setText("-")
             self.throttles.show_relocation(None, [], snap.t_s)
@@ -139,7 +143,7 @@ class RelocationPanel(LazyPanel):
             return
         key = relocation_key(r)
         self.title.setText(f"{r.userid}   {r.source} \u2192 {r.destination}")
-        self.options.setText(f"VMRELOCATE options: {r.options}")
+        self.options.set_full_text(f"VMRELOCATE options: {r.options}")
         status = {"moving": "moving memory", "quiesced": "quiesced (guest stopped)",
                   "done": "relocated", "cancelled": "cancelled"}.get(r.state, r.state)
         if r.state == "cancelled" and r.message:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
+from ssisim.engine import THROTTLE_STYLE
 
 #: Guest states shown on tiles, in legend order. stopped and suspended are not in the engine
 #: yet; they have colours so the legend and the tiles are ready for them.
@@ -34,19 +35,9 @@ TIER_COLOURS = {"central": "#3fa45b", "xstor": "#e0a526", "dasd": "#d9453b", "cp
 #: Paging rates in the member plots.
 RATE_COLOURS = {"page_in_s": "#2f7fe0", "to_xstor_s": "#e0a526", "to_dasd_s": "#d9453b"}
 
-#: One colour per throttle reason (``side:reason``): source reds and oranges, destination
-#: blues and purples, the link grey.
-THROTTLE_COLOURS = {
-    "source:stage_frames": "#e8743b",
-    "source:paging_queue": "#c0392b",
-    "source:link_queue": "#f1c40f",
-    "source:dest_backlog": "#d35400",
-    "destination:frames": "#2f7fe0",
-    "destination:paging_queue": "#8e44ad",
-    "destination:steal": "#16a085",
-    "destination:socket": "#5dade2",
-    "link:ordering": "#95a5a6",
-}
+#: One colour per throttle reason (``side:reason``), from the engine's table that the HTML
+#: report's charts use too: the same reason has the same colour on screen and on paper.
+THROTTLE_COLOURS = {key: colour for key, (_name, colour) in THROTTLE_STYLE.items()}
 
 #: Pass kinds in the pass chart: live passes blue, quiesced passes red.
 PASS_COLOURS = {"first": "#2f7fe0", "intermediate": "#5dade2", "penultimate": "#d9453b",

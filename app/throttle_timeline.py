@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-from ssisim.engine import RelocationSnapshot
+from ssisim.engine import THROTTLE_STYLE, RelocationSnapshot
 
 from .glossary import TERMS, THROTTLES, throttle_text
 from .hover import PlotHover
@@ -24,9 +24,11 @@ ROWS = [k for k in THROTTLE_COLOURS if k in THROTTLES] + \
 
 
 def row_label(key: str) -> str:
-    """Short row name: ``source:stage_frames`` -> ``src stage frames``."""
-    side, reason = key.split(":")
-    side = {"source": "src", "destination": "dest", "link": "link"}.get(side, side)
+    """Short row name, as the report names it too: ``source:stage_frames`` -> ``src stage
+    frames`` (``ssisim.engine.THROTTLE_STYLE``)."""
+    if key in THROTTLE_STYLE:
+        return THROTTLE_STYLE[key][0]
+    side, _, reason = key.partition(":")
     return f"{side} {reason.replace('_', ' ')}"
 
 
@@ -72,8 +74,12 @@ class ThrottleTimeline(QWidget):
         self._spans: list[tuple[str, float, float, ThrottleSpan]] = []
         self._key: tuple = ()
         self.hover = PlotHover(self.widget, self.plot, self._text_at, self._axis_text_at)
-        # nine rows must stay readable
-        self.widget.setMinimumHeight(14 * len(ROWS) + 80)
+        # nine rows must stay readable, also in a window of 1024x768: row names a little
+        # smaller than the text, 13 px a row
+        names = QFont(self.font())
+        names.setPointSizeF(max(7.0, names.pointSizeF() * 0.85))
+        self.plot.getAxis("left").setStyle(tickFont=names)
+        self.widget.setMinimumHeight(13 * len(ROWS) + 66)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.widget)
@@ -82,6 +88,12 @@ class ThrottleTimeline(QWidget):
     def restyle(self) -> None:
         """Colours from the palette."""
         style_plot(self.widget, [self.plot])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A short timeline (a small window) leaves out its time axis's title, which would be
+        cut in half: the link plot below has the same time axis, titled."""
+        super().resizeEvent(event)
+        self.plot.getAxis("bottom").showLabel(self.height() >= 14 * len(ROWS) + 100)
 
     def show_relocation(self, r: RelocationSnapshot | None, spans: list[ThrottleSpan],
                         now_s: float) -> None:

@@ -82,9 +82,11 @@ class Training(QObject):
         a = win._action
         self.act_open_lesson = a("Open &lesson...", self.open_lesson_picker, "Ctrl+Shift+L",
                                  "Choose a lesson: briefing, objectives, hints and a score")
-        self.act_save_session = a("Save sess&ion...", lambda: self.save_session_dialog(), None,
-                                  "Save the commands issued here as a session file, for "
-                                  "`ssisim grade` (and `ssisim run --session`)")
+        self.act_save_session = a("Save lesson sess&ion...", lambda: self.save_session_dialog(),
+                                  None,
+                                  "Save the commands you issued in this lesson as a session "
+                                  "file for the trainer to grade (`ssisim grade`); not a "
+                                  "scenario (for that: Record a replayable scenario)")
         self.act_briefing = a("&Briefing...", self.show_briefing, None,
                               "Read the lesson's briefing again")
         self.act_hint = a("&Hint", self.request_hint, "Ctrl+H",
@@ -123,10 +125,13 @@ class Training(QObject):
         return m
 
     def default_layout(self) -> None:
-        """The Lesson dock on the left, about a fifth of the window wide."""
+        """The Lesson dock on the left, about a fifth of the window wide (a little more in a
+        small window, where its text would wrap to many lines, but never more than 330 px
+        there: the cluster needs the room)."""
         if self.dock.isHidden():
             return
-        self.win.resizeDocks([self.dock], [max(330, int(self.win.width() * 0.21))],
+        w = self.win.width()
+        self.win.resizeDocks([self.dock], [max(min(330, int(w * 0.29)), int(w * 0.21))],
                              Qt.Orientation.Horizontal)
 
     # -- following the simulation --------------------------------------------------------------
@@ -340,7 +345,7 @@ class Training(QObject):
         name = self.win.prefs.student.strip()
         if name or not ask:
             return name
-        name, ok = QInputDialog.getText(self.win, "Save session",
+        name, ok = QInputDialog.getText(self.win, "Save lesson session",
                                         "Your name, saved in the session file for the trainer:")
         name = name.strip() if ok else ""
         if name:
@@ -366,7 +371,7 @@ class Training(QObject):
             return None
         if path is None:
             default = str(Path(self.win._dir()) / default_session_name(self._scenario(), student))
-            path, _ = QFileDialog.getSaveFileName(self.win, "Save session", default,
+            path, _ = QFileDialog.getSaveFileName(self.win, "Save lesson session", default,
                                                   "Session files (*.session.toml);;"
                                                   "All files (*)")
             if not path:

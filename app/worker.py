@@ -32,7 +32,7 @@ from ssisim.engine import (
 
 from .frames import ConsoleItem, Sample, SampleBuilder, copy_event
 from .mailbox import Mailbox
-from .pacing import Pacer
+from .pacing import Pacer, Watch, Watcher, moves_under_way
 
 #: Longest stretch of stepping between two looks at the command queue and two publications
 #: (wall seconds): bounds how long a drop waits before its command runs.
@@ -104,11 +104,16 @@ class SimWorker(QThread):
         #: stale once it is asked (``SessionModel.expect``).
         self.requested_generation = 1
         self.pause_at_end = True
+        #: Watch mode (a preference): slow the clock while a guest moves (``pacing.Watcher``).
+        self.watch_moves = True
         # everything below belongs to the worker thread once it runs
         self._sim: Simulation | None = None
         self._generation = 0
         self._running = False
         self._pacer = Pacer(1.0)
+        self._user_factor: float | None = 1.0  # the speed the user chose
+        self._watcher = Watcher()
+        self._watch: Watch | None = None
         self._stop_at: float | None = None
         self._end_reported = False
         self._lesson_end_reported = False
@@ -250,6 +255,7 @@ class SimWorker(QThread):
         elif msg.kind == "run":
             self._running = True
             self._pacer.restart(sim.t)
+            self._update_watch()
         elif msg.kind == "pause":
             self._running = False
             self._stop_at = None
@@ -260,11 +266,16 @@ class SimWorker(QThread):
             self._run_due()
             self._check_lesson_end()
         elif msg.kind == "speed":
+            # the user's choice holds: the moves under way are no longer watched
+            self._user_factor = msg.payload
+            self._watcher.dismiss()
+            self._watch = None
             self._pacer.set_factor(msg.payload, sim.t)
         elif msg.kind == "run_to":
             self._stop_at = msg.payload
             self._running = sim.t < msg.payload - 1e-9
             self._pacer.restart(sim.t)
+            self._update_watch()  # a run to a time goes there at the chosen speed
             if not self._running:
                 self._dirty = True
                 self.paused.emit(sim.t, "target")
@@ -303,7 +314,9 @@ class SimWorker(QThread):
         self._seen_events = 0
         self._seen_commands = 0
         self._pending.clear()
-        self._pacer.restart(0.0)
+        self._watcher = Watcher(self._watcher.wall_s, self._watcher.factors)
+        self._watch = None
+        self._pacer.set_factor(self._user_factor, 0.0)
         self._run_due()  # the timeline's commands at t = 0 run before the first picture
         self._dirty = True
 
@@ -373,6 +386,8 @@ class SimWorker(QThread):
                 self.gui_idle.wait(GUI_WAIT_S)
                 self._step()
                 stepped = True
+                if self._update_watch():
+                    break  # a move began or ended: the next steps go at the new pace
                 if self._lesson_over():
                     self._run_due()  # as run_until does after its last step
                     self._check_lesson_end()
@@ -395,6 +410,7 @@ class SimWorker(QThread):
         self._pending.append(req)
         sim.schedule(TimelineEntry(sim.t, text))
         self._run_due()
+        self._update_watch()
         if req in self._pending and sim.console_busy():
             req.waiting = True
             self._console.append(ConsoleItem(
@@ -428,15 +444,41 @@ class SimWorker(QThread):
                 self._console.append(ConsoleItem("session" if typed else "timeline", e.t_s,
                                                  e.message, lines, rc, seq=e.seq))
 
-    def _publish(self) -> None:
+    def _current_snapshot(self) -> Snapshot:
+        """The snapshot of the world now (the last one, unless a command changed the world)."""
         sim = self._sim
         assert sim is not None
         snap = self._snapshot
         if snap is None or snap.t_s != round(sim.t, 6) or snap.events != len(sim.events):
-            snap = sim.snapshot()  # a command changed the world since the last step
+            snap = sim.snapshot()
             self._snapshot = snap
+        return snap
+
+    def _update_watch(self) -> bool:
+        """Watch mode: slow the clock while a guest moves, back to the user's speed after.
+
+        Only while the clock runs freely: a run to a set time (screenshots, ``--run-until``)
+        goes there at the chosen speed. True when the pace changed.
+        """
+        watch = None
+        if self.watch_moves and self._running and self._stop_at is None:
+            watch = self._watcher.update(moves_under_way(self._current_snapshot()),
+                                         self._user_factor)
+        if watch == self._watch:
+            return False
+        self._watch = watch
+        factor = watch.factor if watch is not None else self._user_factor
+        if factor != self._pacer.factor:
+            sim = self._sim
+            assert sim is not None
+            self._pacer.set_factor(factor, sim.t)
+        self._dirty = True
+        return True
+
+    def _publish(self) -> None:
+        snap = self._current_snapshot()  # a command may have changed the world since the step
         self.mailbox.put(self._generation, snap, self._samples, self._events, self._console,
-                         self._running)
+                         self._running, self._watch)
         self._samples = []
         self._events = []
         self._console = []

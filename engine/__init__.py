@@ -11,8 +11,17 @@ import platformdirs as _platformdirs
 _os.environ.setdefault("NUMBA_CACHE_DIR",
                        _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
 
-from ._commands import VERBS, known_verb
-from ._kernels import warmup as warmup_kernels
+from ._grammar import (
+    COMMAND_TYPES,
+    VERBS,
+    Command,
+    VmrelocateCancel,
+    VmrelocateMove,
+    VmrelocateTest,
+    known_verb,
+    parse_command,
+)
+from ._warmup import warmup as warmup_kernels
 from ._config import (
     ChpidConfig,
     DatastoreConfig,
@@ -29,6 +38,7 @@ from ._config import (
     WorkloadSpec,
 )
 from ._cp import CPError
+from ._limits import MAX_DURATION_S, MAX_SEED, MAX_STEP_S, MAX_STEPS, MIN_STEP_S
 from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
 from ._objectives import KINDS as OBJECTIVE_KINDS
 from ._objectives import LessonTracker, format_debrief
@@ -40,9 +50,10 @@ from ._session import (
     record_session,
     session_text,
 )
-from ._sim import CPResponse, Event, Simulation
+from ._sim import CPResponse, Event, Simulation, Ticket
 from ._lpm import LPMModel
 from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
+from ._throttle_style import THROTTLE_STYLE
 from ._storage_vmotion import SVMotionModel
 from ._state import (
     DISPATCH,
@@ -55,7 +66,10 @@ from ._state import (
     LessonSnapshot,
     ObjectiveSnapshot,
     MemberSnapshot,
+    MigrationSnapshot,
+    MovePassSnapshot,
     PassSnapshot,
+    PauseSnapshot,
     RelocationSnapshot,
     Snapshot,
 )
@@ -67,15 +81,18 @@ from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
 __all__ = [
     "DatastoreConfig", "DiskConfig", "LPMModel", "SVMotionModel",
     "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "INCOMING", "LOGGED_OFF", "QUIESCED",
-    "THROTTLE_REASONS", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
+    "THROTTLE_REASONS", "THROTTLE_STYLE", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
     "record_session", "warmup_kernels", "VERBS", "PAGES_PER_GB", "HintConfig", "LessonConfig",
     "ObjectiveConfig", "OBJECTIVE_KINDS", "LessonTracker", "format_debrief", "Session",
     "apply_session", "load_session", "session_text", "grade_session",
-    "LessonSnapshot", "ObjectiveSnapshot",
+    "LessonSnapshot", "ObjectiveSnapshot", "MigrationSnapshot", "MovePassSnapshot",
+    "PauseSnapshot",
     "PAGES_PER_MB", "WORKLOAD_TYPES", "CPError", "CPResponse", "ChpidConfig", "Event",
     "GuestConfig", "GuestSnapshot", "LinkConfig", "MemberConfig", "MemberSnapshot", "RunStore",
     "ScenarioConfig", "ScenarioError", "Simulation", "Snapshot", "StoreError", "TimelineEntry",
     "VolumeConfig", "WorkloadError", "WorkloadSpec", "build_summary", "default_db_path",
     "format_size", "format_summary", "known_verb", "load_scenario", "loads_scenario",
     "parse_size_mb", "size_to_pages", "workload_names",
+    "COMMAND_TYPES", "Command", "Ticket", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
+    "parse_command", "MAX_DURATION_S", "MAX_SEED", "MAX_STEP_S", "MAX_STEPS", "MIN_STEP_S",
 ]

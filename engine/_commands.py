@@ -23,64 +23,73 @@ Commands (minimum abbreviation in capitals of the usage line):
   ``LPM STATus`` (simulator command: PowerVM Live Partition Mobility)
 - ``HINT`` (the lesson's next hint, at a cost), ``LESSON [STATUS|BRIEFING|END]`` (simulator
   commands of lessons and objectives)
+- ``HELP [command]``: the commands, or one command's syntax
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._cp import CPError, Tokens, abbrev, parse_number, shown
+from . import _grammar as G
+from ._cp import CPError, abbrev, shown
 from ._state import DISPATCH, DORMANT, ELIGIBLE, Guest, Member
-from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, format_size, size_to_pages
-from ._workloads import WORKLOAD_TYPES, Workload, WorkloadError
+from ._grammar import SYNTAX_HELP, VERBS, Command, parse_command, workload_problem
+from ._units import format_size
+from ._workloads import Workload
 
 if TYPE_CHECKING:
     from ._sim import CPResponse, Simulation
 
-Handler = Callable[[Tokens, str, str], list[str]]
+Applier = Callable[[Any, str, str], list[str]]
 
 
 class CommandProcessor:
-    """Parses command text and applies it to a ``Simulation``."""
+    """Applies typed commands (``_grammar``) to a ``Simulation`` and answers in CP's words."""
 
     def __init__(self, sim: Simulation) -> None:
         self.sim = sim
         # the operator works on the first member of the scenario
         self.console_member = next(iter(sim.members), "")
-        handlers: dict[str, Handler] = {
-            "AT": self._at, "QUERY": self._query, "INDICATE": self._indicate,
-            "XAUTOLOG": self._logon, "LOGOFF": self._logoff, "LOGON": self._logon,
-            "FORCE": self._force, "SET": self._set, "SEND": self._send,
-            "WORKLOAD": self._workload, "VMRELOCATE": self._vmrelocate,
-            "STOP": self._stop, "BEGIN": self._begin, "LINUX": self._linux,
-            "VMOTION": self._vmotion, "LPM": self._lpm, "HINT": self._hint,
-            "LESSON": self._lesson,
+        self.appliers: dict[type[Command], Applier] = {
+            G.At: self._at, G.Send: self._send,
+            G.QueryAllocPage: self._query, G.QueryNames: self._query, G.QuerySSI: self._query,
+            G.QueryIslink: self._query, G.QueryStorage: self._query, G.QueryXstore: self._query,
+            G.QueryWorkload: self._query, G.QueryUser: self._query_user,
+            G.IndicateLoad: self._indicate, G.IndicateUser: self._indicate,
+            G.Xautolog: self._logon, G.Logon: self._logon, G.Logoff: self._logoff,
+            G.Force: self._force, G.SetReserved: self._set_reserved, G.SetShare: self._set_share,
+            G.WorkloadStart: self._workload, G.WorkloadStop: self._workload,
+            G.WorkloadSet: self._workload,
+            G.VmrelocateMove: self._vmrelocate, G.VmrelocateTest: self._vmrelocate,
+            G.VmrelocateStatus: self._reloc_status_cmd, G.VmrelocateCancel: self._reloc_cancel,
+            G.Stop: self._stop, G.Begin: self._begin, G.Linux: self._linux,
+            G.Vmotion: self._vmotion, G.VmotionStatus: self._vmotion_status,
+            G.VmotionCancel: self._vmotion_cancel,
+            G.Lpm: self._lpm, G.LpmStatus: self._lpm_status, G.LpmCancel: self._lpm_cancel,
+            G.Hint: self._hint, G.Lesson: self._lesson, G.Help: self._help,
         }
-        # order matters where abbreviations overlap (LOG is LOGOFF)
-        self.verbs: list[tuple[str, int, Handler]] = [(w, n, handlers[w]) for w, n in VERBS]
 
     # -- entry point -----------------------------------------------------------------------------
-    def execute(self, text: str, issuer: str = "OPERATOR", member: str | None = None) -> CPResponse:
-        """Parse and apply ``text``; CP's refusal comes back as the response, never raised."""
+    def execute(self, command: str | Command, issuer: str = "OPERATOR",
+                member: str | None = None) -> CPResponse:
+        """Parse (when text) and apply a command; CP's refusal comes back as the response."""
         from ._sim import CPResponse
 
         try:
-            lines = self._dispatch(Tokens.of(text), issuer, member or self.console_member)
-            return CPResponse(lines, 0)
+            if isinstance(command, str):
+                if not command.split():
+                    return CPResponse([], 0)
+                command = parse_command(command, issuer)
+            lines = self.apply(command, issuer, member or self.console_member)
+            return CPResponse(lines, 0, command)
         except CPError as e:
-            return CPResponse([e.line], e.rc)
+            return CPResponse([e.line], e.rc, command if isinstance(command, Command) else None)
 
-    def _dispatch(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        verb = tok.peek()
-        if verb is None:
-            return []
-        tok.pos += 1
-        for word, minimum, handler in self.verbs:
-            if abbrev(verb, word, minimum):
-                tok.verb = word
-                return handler(tok, issuer, member)
-        raise CPError("HCPCMD001E", f"Unknown CP command: {shown(verb.upper())}")
+    def apply(self, cmd: Command, issuer: str, member: str) -> list[str]:
+        """Apply a typed command as ``issuer`` on ``member``; raises ``CPError`` when refused."""
+        return self.appliers[type(cmd)](cmd, issuer, member)
 
     # -- helpers ---------------------------------------------------------------------------------
     def guest(self, userid: str, verb: str) -> Guest:
@@ -111,29 +120,18 @@ class CommandProcessor:
             raise CPError(f"HCP{verb[:3]}002E", f"{verb} is not authorized for {issuer}")
 
     # -- AT member CMD ---------------------------------------------------------------------------
-    def _at(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        m = self.member(tok.take("member"), "AT")
-        if not tok.accept("CMD", 3):
-            raise tok.invalid()
-        inner = Tokens(tok.rest())
-        if not inner.words:
-            raise CPError("HCPATC026E", "Operand missing or invalid (command)")
-        return self._dispatch(inner, issuer, m.name)
+    def _at(self, cmd: G.At, issuer: str, member: str) -> list[str]:
+        m = self.member(cmd.member, "AT")
+        return self.apply(cmd.command, issuer, m.name)
 
     # -- QUERY ----------------------------------------------------------------------------------
-    def _query(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _query(self, cmd: Command, issuer: str, member: str) -> list[str]:
         m = self.sim.members[member]
-        what = tok.take("what to query")
-        if abbrev(what, "ALLOC", 5):
-            if not tok.accept("PAGE", 4):
-                raise tok.invalid()
-            tok.end()
+        if isinstance(cmd, G.QueryAllocPage):
             return self._q_alloc_page(m)
-        if abbrev(what, "NAMES", 1):
-            tok.end()
+        if isinstance(cmd, G.QueryNames):
             return self._q_names(m)
-        if abbrev(what, "SSI", 3):
-            tok.end()
+        if isinstance(cmd, G.QuerySSI):
             lines = ["SSI Name: SSISIM", "SSI Mode: Stable", "Cross-System Timeouts: Enabled",
                      "SSI Persistent Data Record (PDR) device: VMCOM1 on 0200",
                      "SLOT SYSTEMID STATE    PDR HEARTBEAT        RECEIVED HEARTBEAT"]
@@ -141,28 +139,32 @@ class CommandProcessor:
                 state = "Joined" if self.sim.members[name].up else "Down"
                 lines.append(f"   {i} {name:<8} {state:<8}")
             return lines
-        if abbrev(what, "ISLINK", 6):
-            tok.end()
+        if isinstance(cmd, G.QueryIslink):
             return self._q_islink(m)
-        if abbrev(what, "STORAGE", 4):
-            tok.end()
+        if isinstance(cmd, G.QueryStorage):
             return [f"STORAGE = {format_size(m.cfg.central_pages)} CONFIGURED = "
                     f"{format_size(m.cfg.central_pages)} INC = 256M STANDBY = 0  RESERVED = 0"]
-        if abbrev(what, "XSTORE", 5):
-            tok.end()
+        if isinstance(cmd, G.QueryXstore):
             if m.cfg.xstor_pages == 0:
                 return ["HCPQXS2213I No expanded storage is configured"]
             return [f"XSTORE= {format_size(m.cfg.xstor_pages)} online= "
                     f"{format_size(m.cfg.xstor_pages)}",
                     f"XSTORE= {format_size(m.cfg.xstor_pages)} userid= SYSTEM usage= "
                     f"{100 * m.xstor_used // max(1, m.cfg.xstor_pages)}% retained= 0M pending= 0M"]
-        if abbrev(what, "WORKLOAD", 4):
-            g = self.guest(tok.take("userid"), "QUERY")
-            tok.end()
-            return [f"{g.userid}: {g.workload.describe()}  ({g.workload.unit} "
-                    f"{g.units_step:.1f})"]
-        # Q userid
-        tok.end()
+        assert isinstance(cmd, G.QueryWorkload)
+        g = self.guest(cmd.userid, "QUERY")
+        return [f"{g.userid}: {g.workload.describe()}  ({g.workload.unit} "
+                f"{g.units_step:.1f})"]
+
+    def _query_user(self, cmd: G.QueryUser, issuer: str, member: str) -> list[str]:
+        what = cmd.userid
+        if what not in self.sim.guests:
+            if len(what) > 8:
+                raise CPError("HCPCQU003E", f"Invalid option - {shown(what)}")
+            near = difflib.get_close_matches(what, _QUERY_WORDS, n=1, cutoff=0.75)
+            if near:
+                raise CPError("HCPCQU053E", f"{shown(what)} not in CP directory; did you "
+                              f"mean QUERY {near[0]}?")
         g = self.guest(what, "QUERY")
         if not g.logged_on:
             raise CPError("HCPCQU045E", f"{g.userid} not logged on")
@@ -204,16 +206,10 @@ class CommandProcessor:
         return lines
 
     # -- INDICATE -------------------------------------------------------------------------------
-    def _indicate(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        m = self.sim.members[member]
-        if tok.peek() is None or tok.accept("LOAD", 4):
-            tok.end()
-            return self._ind_load(m)
-        if tok.accept("USER", 4):
-            g = self.logged_on_guest(tok.take("userid"), "IND")
-            tok.end()
-            return self._ind_user(g)
-        raise tok.invalid()
+    def _indicate(self, cmd: Command, issuer: str, member: str) -> list[str]:
+        if isinstance(cmd, G.IndicateUser):
+            return self._ind_user(self.logged_on_guest(cmd.userid, "IND"))
+        return self._ind_load(self.sim.members[member])
 
     def _ind_load(self, m: Member) -> list[str]:
         guests = self.sim.guests_on(m.name)
@@ -262,13 +258,12 @@ class CommandProcessor:
         ]
 
     # -- LOGON / XAUTOLOG / LOGOFF / FORCE ------------------------------------------------------------
-    def _logon(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        self._operator_only(issuer, tok.verb)
-        g = self.guest(tok.take("userid"), "XAU")
+    def _logon(self, cmd: G.Xautolog | G.Logon, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, cmd.VERB)
+        g = self.guest(cmd.userid, "XAU")
         target = g.home if g.home in self.sim.members else member
-        if tok.accept("AT", 2):
-            target = self.member(tok.take("member"), "XAU").name
-        tok.end()
+        if cmd.at is not None:
+            target = self.member(cmd.at, "XAU").name
         if g.logged_on:
             raise CPError("HCPXAU054E", f"{g.userid} is already logged on at {g.member}")
         c = self.sim.pause.cleanup_of(g.userid)
@@ -283,20 +278,15 @@ class CommandProcessor:
         users = self._users(target)
         return ["Command accepted", f"AUTO LOGON  ***   {g.userid:<8} USERS = {users}"]
 
-    def _logoff(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        if issuer == "OPERATOR":
-            g = self.logged_on_guest(tok.take("userid"), "LOG")
-        else:
-            g = self.logged_on_guest(issuer, "LOG")
-        tok.end()
+    def _logoff(self, cmd: G.Logoff, issuer: str, member: str) -> list[str]:
+        g = self.logged_on_guest(cmd.userid if cmd.userid is not None else issuer, "LOG")
         where = g.member
         self.sim._log_off(g)
         return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users(where)}"]
 
-    def _force(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _force(self, cmd: G.Force, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "FORCE")
-        g = self.logged_on_guest(tok.take("userid"), "FOR")
-        tok.end()
+        g = self.logged_on_guest(cmd.userid, "FOR")
         where = g.member
         self.sim._log_off(g)
         return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users(where)}  FORCED BY "
@@ -306,185 +296,82 @@ class CommandProcessor:
         return sum(1 for g in self.sim.guests.values() if g.member == member)
 
     # -- SET -------------------------------------------------------------------------------------
-    def _set(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _set_reserved(self, cmd: G.SetReserved, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "SET")
-        if tok.accept("RESERVED", 3):
-            tok.accept("USER", 4)
-            g = self.logged_on_guest(tok.take("userid"), "SET")
-            amount = tok.take("page count")
-            tok.end()
-            if amount.upper() == "OFF":
-                pages = 0
-            else:
-                try:
-                    # a bare number is a page count; isdigit() alone also takes "²"
-                    pages = (int(amount) if amount.isascii() and amount.isdigit()
-                             else size_to_pages(amount))
-                    if pages > MAX_PAGES:
-                        raise SizeError(amount)
-                except SizeError:
-                    raise CPError("HCPSET009E", "An invalid operand was supplied for RESERVED - "
-                                  f"{shown(amount)} (a page count, a size up to "
-                                  f"{MAX_SIZE_TEXT}, or OFF)") from None
-            g.set_reserved = pages
-            return [f"{g.userid} RESERVED PAGES SET TO {pages}"
-                    + ("" if pages <= g.npages else " (more than the guest's storage)")]
-        if tok.accept("SHARE", 2):
-            g = self.logged_on_guest(tok.take("userid"), "SET")
-            absolute = False
-            if tok.accept("ABSOLUTE", 3):
-                absolute = True
-            else:
-                tok.accept("RELATIVE", 3)
-            raw = tok.take("share")
-            tok.end()
-            value = parse_number(raw.rstrip("%"), "SHARE", "SET", lo=1)
-            if absolute and value > 100:
-                raise CPError("HCPSET009E", f"An invalid operand was supplied for SHARE - {raw}")
-            if not absolute and value > 10000:
-                raise CPError("HCPSET009E", f"An invalid operand was supplied for SHARE - {raw}")
-            g.share = value
-            g.share_absolute = absolute
-            kind = "ABSOLUTE" if absolute else "RELATIVE"
-            return [f"USER {g.userid}: SHARE {kind} {value:g}{'%' if absolute else ''}"]
-        raise tok.invalid()
+        g = self.logged_on_guest(cmd.userid, "SET")
+        pages = cmd.pages
+        g.set_reserved = pages
+        return [f"{g.userid} RESERVED PAGES SET TO {pages}"
+                + ("" if pages <= g.npages else " (more than the guest's storage)")]
+
+    def _set_share(self, cmd: G.SetShare, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "SET")
+        g = self.logged_on_guest(cmd.userid, "SET")
+        absolute = cmd.scale == "ABSOLUTE"
+        g.share = cmd.value
+        g.share_absolute = absolute
+        return [f"USER {g.userid}: SHARE {cmd.scale} {cmd.value:g}{'%' if absolute else ''}"]
 
     # -- SEND CP --------------------------------------------------------------------------------
-    def _send(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _send(self, cmd: G.Send, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "SEND")
-        if not tok.accept("CP", 2):
-            raise tok.invalid()
-        g = self.logged_on_guest(tok.take("userid"), "SND")
-        inner = Tokens(tok.rest())
-        if not inner.words:
-            raise CPError("HCPSND026E", "Operand missing or invalid (command)")
+        g = self.logged_on_guest(cmd.userid, "SND")
         assert g.member is not None
-        return self._dispatch(inner, g.userid, g.member)
+        return self.apply(cmd.command, g.userid, g.member)
 
     # -- WORKLOAD (simulator) ---------------------------------------------------------------------
-    def _workload(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        g = self.guest(tok.take("userid") if issuer == "OPERATOR" else issuer, "WKL")
-        if tok.accept("START", 4):
-            kind = tok.take("workload type").lower()
-            params = self._pairs(tok.rest(), kind)
-            return self._start(g, kind, params)
-        if tok.accept("STOP", 4):
-            tok.end()
+    def _workload(self, cmd: G.WorkloadStart | G.WorkloadStop | G.WorkloadSet, issuer: str,
+                  member: str) -> list[str]:
+        g = self.guest(cmd.userid if cmd.userid is not None else issuer, "WKL")
+        if isinstance(cmd, G.WorkloadStart):
+            return self._start(g, cmd.type.lower(), dict(cmd.params))
+        if isinstance(cmd, G.WorkloadStop):
             return self._start(g, "none", {})
-        if tok.accept("SET", 3):
-            if g.workload.kind == "none":
-                raise CPError("HCPWKL003E", f"{g.userid} runs no workload; start one with "
-                              f"WORKLOAD {g.userid} START type")
-            params = dict(g.workload.params)
-            given = self._pairs(tok.rest(), g.workload.kind)
-            if not given:
-                raise CPError("HCPWKL026E", "Operand missing or invalid (parameter)")
-            params.update(given)
-            return self._start(g, g.workload.kind, params, keep_cursors=True)
-        raise tok.invalid()
-
-    def _pairs(self, words: list[str], kind: str) -> dict[str, float]:
-        if len(words) % 2:
-            raise CPError("HCPWKL026E", f"Operand missing or invalid (value for "
-                          f"{words[-1].upper()})")
-        out: dict[str, float] = {}
-        for key, value in zip(words[::2], words[1::2]):
-            out[key.lower()] = parse_number(value, key.upper(), "WKL")
-        return out
+        if g.workload.kind == "none":
+            raise CPError("HCPWKL003E", f"{g.userid} runs no workload; start one with "
+                          f"WORKLOAD {g.userid} START type")
+        params = dict(g.workload.params)
+        params.update(dict(cmd.params))
+        return self._start(g, g.workload.kind, params, keep_cursors=True)
 
     def _start(self, g: Guest, kind: str, params: dict[str, float],
                keep_cursors: bool = False) -> list[str]:
-        try:
-            w = Workload(kind, params, g.cfg.storage_pages)
-        except WorkloadError as e:
-            valid = ", ".join(k.upper() for k in WORKLOAD_TYPES)
-            msg = str(e) if "unknown workload type" not in str(e) else (
-                f"Unknown workload type {kind.upper()}; valid: {valid}")
-            raise CPError("HCPWKL003E", msg.replace("'", "")) from None
+        workload_problem(kind, params)
+        w = Workload(kind, params, g.cfg.storage_pages)
         g.set_workload(w, keep_cursors)
         self.sim.emit("WORKLOAD", g.member, g.userid, f"{g.userid}: workload {w.describe()}")
         return [f"WORKLOAD {g.userid}: {w.describe()}"]
 
 
     # -- VMRELOCATE -------------------------------------------------------------------------------
-    def _vmrelocate(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _reloc_status_cmd(self, cmd: G.VmrelocateStatus, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "VMRELOCATE")
+        want = self.guest(cmd.userid, "RLH").userid if cmd.userid is not None else None
+        return self._reloc_status(want)
+
+    def _reloc_cancel(self, cmd: G.VmrelocateCancel, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "VMRELOCATE")
+        g = self.guest(cmd.userid, "RLH")
+        r = self.sim.reloc.of(g.userid)
+        if r is None:
+            raise CPError("HCPRLH1945E", f"No relocation of {g.userid} is in progress")
+        self.sim.reloc._clock = self.sim.t
+        self.sim.reloc.cancel(r, f"Relocation of {g.userid} to {r.dest} is cancelled by "
+                              f"{issuer}", "cancelled")
+        return [f"Relocation of {g.userid} from {r.source} to {r.dest} is cancelled; "
+                f"{g.userid} continues to run on {r.source}"]
+
+    def _vmrelocate(self, cmd: G.VmrelocateMove | G.VmrelocateTest, issuer: str,
+                    member: str) -> list[str]:
         from ._relocation import RelocationOptions, storage_check
 
         self._operator_only(issuer, "VMRELOCATE")
-        if tok.accept("STATUS", 4):
-            want = None
-            if tok.peek() is not None:
-                tok.accept("USER", 4)
-                want = self.guest(tok.take("userid"), "RLH").userid
-            tok.end()
-            return self._reloc_status(want)
-        if tok.accept("CANCEL", 6):
-            tok.accept("USER", 4)
-            g = self.guest(tok.take("userid"), "RLH")
-            tok.end()
-            r = self.sim.reloc.of(g.userid)
-            if r is None:
-                raise CPError("HCPRLH1945E", f"No relocation of {g.userid} is in progress")
-            self.sim.reloc._clock = self.sim.t
-            self.sim.reloc.cancel(r, f"Relocation of {g.userid} to {r.dest} is cancelled by "
-                                  f"{issuer}", "cancelled")
-            return [f"Relocation of {g.userid} from {r.source} to {r.dest} is cancelled; "
-                    f"{g.userid} continues to run on {r.source}"]
-        if tok.accept("TEST", 4):
-            test = True
-        elif tok.accept("MOVE", 4):
-            test = False
-        else:
-            raise tok.invalid()
-        tok.accept("USER", 4)
-        userid = tok.take("userid").upper()
-        tok.accept("TO", 2)
-        dest_name = tok.take("destination member").upper()
-        opts = RelocationOptions(test=test)
-        seen: set[str] = set()
-
-        def once(name: str) -> None:
-            if name in seen:
-                raise CPError("HCPRLH1941E", f"Option {name} is specified more than once")
-            seen.add(name)
-
-        while tok.peek() is not None:
-            w = tok.take()
-            if abbrev(w, "SYNC", 4) or abbrev(w, "ASYNC", 5):
-                if "SYNC" in seen:
-                    raise CPError("HCPRLH1941E", "Options SYNC and ASYNC conflict")
-                seen.add("SYNC")
-                opts.sync = w.upper() == "SYNC"
-            elif abbrev(w, "IMMEDIATE", 5):
-                once("IMMEDIATE")
-                opts.immediate = True
-            elif abbrev(w, "MAXQUIESCE", 4) or abbrev(w, "MAXTOTAL", 4):
-                name = "MAXQUIESCE" if w.upper().startswith("MAXQ") else "MAXTOTAL"
-                once(name)
-                v = tok.take(f"{name} seconds")
-                secs = None if abbrev(v, "NOLIMIT", 5) else parse_number(v, name, "RLH", lo=1,
-                                                                        hi=99_999_999)
-                if name == "MAXQUIESCE":
-                    opts.maxquiesce_s = secs
-                else:
-                    opts.maxtotal_s = secs
-            elif abbrev(w, "FORCE", 5):
-                if not tok.accept("STORAGE", 4):
-                    raise CPError("HCPRLH1941E", "Only FORCE STORAGE is supported here")
-                once("FORCE STORAGE")
-                opts.force_storage = True
-            else:
-                raise tok.invalid(w)
-        if test and seen - {"FORCE STORAGE"}:
-            bad = sorted(seen - {"FORCE STORAGE"})[0]
-            raise CPError("HCPRLH1941E", f"Option {bad} conflicts with TEST")
-        if opts.immediate and "MAXQUIESCE" not in seen:
-            opts.maxquiesce_s = None  # IMMEDIATE implies MAXQUIESCE NOLIMIT
-        if opts.maxquiesce_s is not None and opts.maxtotal_s is not None \
-                and opts.maxtotal_s < opts.maxquiesce_s:
-            raise CPError("HCPRLH1941E", f"MAXTOTAL {opts.maxtotal_s:g} is less than MAXQUIESCE "
-                          f"{opts.maxquiesce_s:g}")
-        g = self.guest(userid, "RLH")
+        test = isinstance(cmd, G.VmrelocateTest)
+        dest_name = cmd.dest
+        opts = RelocationOptions(test=test, sync=cmd.sync, immediate=cmd.immediate,
+                                 maxquiesce_s=cmd.maxquiesce_s, maxtotal_s=cmd.maxtotal_s,
+                                 force_storage=cmd.force_storage)
+        g = self.guest(cmd.userid, "RLH")
         verb = "is not eligible for relocation to" if test else "is not relocated to"
         if not g.logged_on:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest_name} because it is not "
@@ -517,14 +404,10 @@ class CommandProcessor:
                 + ("" if opts.sync else " (ASYNC)")]
 
     # -- STOP / BEGIN / LINUX ----------------------------------------------------------------------
-    def _stop(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _stop(self, cmd: G.Stop, issuer: str, member: str) -> list[str]:
         if issuer == "OPERATOR":
             raise CPError("HCPSTP002E", "STOP stops your own virtual machine; for a guest use "
                           "SEND CP userid STOP")
-        if tok.accept("CPU", 3):
-            if not tok.accept("ALL", 3):
-                raise tok.invalid()
-        tok.end()
         g = self.logged_on_guest(issuer, "STP")
         if "stop" in g.stopped_by:
             return [f"{g.userid}: virtual CPUs are already stopped"]
@@ -535,11 +418,10 @@ class CommandProcessor:
                       "stopped; memory and devices stay")
         return ["CPU 00  STOPPED"]
 
-    def _begin(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _begin(self, cmd: G.Begin, issuer: str, member: str) -> list[str]:
         if issuer == "OPERATOR":
             raise CPError("HCPBEG002E", "BEGIN continues your own virtual machine; for a guest use "
                           "SEND CP userid BEGIN")
-        tok.end()
         g = self.logged_on_guest(issuer, "BEG")
         if "stop" not in g.stopped_by:
             raise CPError("HCPBEG1543E", f"{g.userid} is not stopped; BEGIN does nothing")
@@ -549,13 +431,12 @@ class CommandProcessor:
                       f"again after {first:.1f} s", {"serving_s": round(first, 6)})
         return []
 
-    def _linux(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _linux(self, cmd: G.Linux, issuer: str, member: str) -> list[str]:
         from ._units import PAGES_PER_MB
 
         self._operator_only(issuer, "LINUX")
-        g = self.guest(tok.take("userid"), "LNX")
-        if tok.accept("SUSPEND", 4) or tok.accept("HIBERNATE", 4):
-            tok.end()
+        g = self.guest(cmd.userid, "LNX")
+        if cmd.action == "SUSPEND":
             if not g.logged_on:
                 raise CPError("HCPLNX045E", f"{g.userid} not logged on")
             if g.linux != "running" or "stop" in g.stopped_by or g.relocating:
@@ -569,16 +450,13 @@ class CommandProcessor:
                               f"({g.cfg.swap_pages / PAGES_PER_MB:.0f} MB)")
             self.sim.pause.suspend(g)
             return [f"{g.userid}: hibernation started ({image / PAGES_PER_MB:.0f} MB to write)"]
-        if tok.accept("RESUME", 4):
-            tok.end()
-            if not g.logged_on:
-                raise CPError("HCPLNX045E", f"{g.userid} not logged on")
-            if g.linux != "suspended":
-                raise CPError("HCPLNX003E", f"{g.userid} is not suspended (Linux is {g.linux}); "
-                              "nothing to resume")
-            self.sim.pause.resume(g)
-            return [f"{g.userid}: resume started"]
-        raise tok.invalid()
+        if not g.logged_on:
+            raise CPError("HCPLNX045E", f"{g.userid} not logged on")
+        if g.linux != "suspended":
+            raise CPError("HCPLNX003E", f"{g.userid} is not suspended (Linux is {g.linux}); "
+                          "nothing to resume")
+        self.sim.pause.resume(g)
+        return [f"{g.userid}: resume started"]
 
     # -- VMOTION and LPM (other vendors' migrations, for comparison) ------------------------------
     def _moving(self, g: Guest) -> str | None:
@@ -591,55 +469,34 @@ class CommandProcessor:
             return "a partition migration"
         return None
 
-    def _vmotion(self, tok: Tokens, issuer: str, member: str) -> list[str]:
-        from ._storage_vmotion import METHODS, VMotionOptions
+    def _vmotion_status(self, cmd: G.VmotionStatus, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "VMOTION")
+        act = self.sim.svm.active
+        if not act:
+            return ["HCPVMO1946I No Storage vMotion in progress"]
+        return [f"{m.guest.userid:<8} {m.source:<8} -> {m.dest:<8} {m.options:<22} "
+                f"{m.state:<9} pass {len(m.passes)}  {m.units_moved} blocks copied"
+                for m in act]
+
+    def _vmotion_cancel(self, cmd: G.VmotionCancel, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "VMOTION")
+        svm = self.sim.svm
+        g = self.guest(cmd.userid, "VMO")
+        mv = svm.of(g.userid)
+        if mv is None:
+            raise CPError("HCPVMO1945E", f"No Storage vMotion of {g.userid} is in progress")
+        svm.cancel(mv, issuer)
+        return [(f"Storage vMotion of {g.userid} to {mv.dest} is cancelled; its disk stays "
+                 f"on {mv.source}")]
+
+    def _vmotion(self, cmd: G.Vmotion, issuer: str, member: str) -> list[str]:
+        from ._storage_vmotion import VMotionOptions
 
         self._operator_only(issuer, "VMOTION")
         svm = self.sim.svm
-        if tok.accept("STATUS", 4):
-            tok.end()
-            act = svm.active
-            if not act:
-                return ["HCPVMO1946I No Storage vMotion in progress"]
-            return [f"{m.guest.userid:<8} {m.source:<8} -> {m.dest:<8} {m.options:<22} "
-                    f"{m.state:<9} pass {len(m.passes)}  {m.units_moved} blocks copied"
-                    for m in act]
-        if tok.accept("CANCEL", 6):
-            g = self.guest(tok.take("userid"), "VMO")
-            tok.end()
-            mv = svm.of(g.userid)
-            if mv is None:
-                raise CPError("HCPVMO1945E", f"No Storage vMotion of {g.userid} is in progress")
-            svm.cancel(mv, issuer)
-            return [(f"Storage vMotion of {g.userid} to {mv.dest} is cancelled; its disk stays "
-                     f"on {mv.source}")]
-        userid = tok.take("userid").upper()
-        tok.accept("TO", 2)
-        target = tok.take("datastore").upper()
-        opts = VMotionOptions()
-        seen: set[str] = set()
-        while tok.peek() is not None:
-            w = tok.take()
-            if abbrev(w, "METHOD", 4):
-                if "METHOD" in seen:
-                    raise CPError("HCPVMO1941E", "Option METHOD is specified more than once")
-                seen.add("METHOD")
-                m = tok.take("method").upper()
-                if m not in METHODS:
-                    raise CPError("HCPVMO003E", f"Invalid option - {m}; methods: "
-                                  f"{', '.join(METHODS)}")
-                opts.method = m
-            elif abbrev(w, "HEAT", 4):
-                if "HEAT" in seen:
-                    raise CPError("HCPVMO1941E", "Option HEAT is specified more than once")
-                seen.add("HEAT")
-                opts.heat = True
-            else:
-                raise tok.invalid(w)
-        if opts.heat and opts.method not in ("DBT", "INCDBT"):
-            raise CPError("HCPVMO1941E", f"HEAT applies to METHOD DBT or INCDBT, not "
-                          f"{opts.method}")
-        g = self.guest(userid, "VMO")
+        target = cmd.datastore
+        opts = VMotionOptions(method=cmd.method, heat=cmd.heat)
+        g = self.guest(cmd.userid, "VMO")
         if not g.logged_on:
             raise CPError("HCPVMO045E", f"{g.userid} not logged on")
         if g.cfg.disk is None:
@@ -665,57 +522,36 @@ class CommandProcessor:
         return [(f"Storage vMotion of {g.userid}'s disk from {mv.source} to {ds.name} started "
                  f"({opts.describe()})")]
 
-    def _lpm(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _lpm_status(self, cmd: G.LpmStatus, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "LPM")
+        act = self.sim.lpm.active
+        if not act:
+            return ["HCPLPM1946I No partition migration in progress"]
+        return [f"{m.guest.userid:<8} {m.source:<8} -> {m.dest:<8} {m.state:<9} "
+                f"pass {len(m.passes)}  {m.units_moved} pages sent" for m in act]
+
+    def _lpm_cancel(self, cmd: G.LpmCancel, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "LPM")
+        lpm = self.sim.lpm
+        g = self.guest(cmd.userid, "LPM")
+        mv = lpm.of(g.userid)
+        if mv is None:
+            raise CPError("HCPLPM1945E", f"No partition migration of {g.userid} is in "
+                          "progress")
+        lpm.cancel(mv, issuer)
+        return [(f"Partition migration of {g.userid} to {mv.dest} is cancelled; it keeps "
+                 f"running on {mv.source}")]
+
+    def _lpm(self, cmd: G.Lpm, issuer: str, member: str) -> list[str]:
         from ._lpm import MODEL as LPM_MODEL
         from ._lpm import LPMOptions, firmware_of
 
         self._operator_only(issuer, "LPM")
         lpm = self.sim.lpm
-        if tok.accept("STATUS", 4):
-            tok.end()
-            act = lpm.active
-            if not act:
-                return ["HCPLPM1946I No partition migration in progress"]
-            return [f"{m.guest.userid:<8} {m.source:<8} -> {m.dest:<8} {m.state:<9} "
-                    f"pass {len(m.passes)}  {m.units_moved} pages sent" for m in act]
-        if tok.accept("CANCEL", 6):
-            g = self.guest(tok.take("userid"), "LPM")
-            tok.end()
-            mv = lpm.of(g.userid)
-            if mv is None:
-                raise CPError("HCPLPM1945E", f"No partition migration of {g.userid} is in "
-                              "progress")
-            lpm.cancel(mv, issuer)
-            return [(f"Partition migration of {g.userid} to {mv.dest} is cancelled; it keeps "
-                     f"running on {mv.source}")]
-        userid = tok.take("userid").upper()
-        tok.accept("TO", 2)
-        dest_name = tok.take("destination member").upper()
-        opts = LPMOptions()
-        seen: set[str] = set()
-        while tok.peek() is not None:
-            w = tok.take()
-            if abbrev(w, "THREADS", 6):
-                if "THREADS" in seen:
-                    raise CPError("HCPLPM1941E", "Option THREADS is specified more than once")
-                seen.add("THREADS")
-                v = tok.take("threads per MSP")
-                if abbrev(v, "AUTO", 4):
-                    opts.auto = True
-                else:
-                    n = parse_number(v, "THREADS", "LPM", lo=1, hi=LPM_MODEL.max_threads_newer)
-                    if n != int(n) or n > LPM_MODEL.max_threads_newer:
-                        raise CPError("HCPLPM009E", f"An invalid operand was supplied for "
-                                      f"THREADS - {v} (1 to {LPM_MODEL.max_threads_newer} or AUTO)")
-                    opts.threads = int(n)
-            elif abbrev(w, "COMPRESS", 4):
-                if "COMPRESS" in seen:
-                    raise CPError("HCPLPM1941E", "Option COMPRESS is specified more than once")
-                seen.add("COMPRESS")
-                opts.compress = True
-            else:
-                raise tok.invalid(w)
-        g = self.guest(userid, "LPM")
+        dest_name = cmd.dest
+        opts = LPMOptions(threads=cmd.threads if isinstance(cmd.threads, int) else None,
+                          auto=cmd.threads == "AUTO", compress=cmd.compress)
+        g = self.guest(cmd.userid, "LPM")
         if not g.logged_on:
             raise CPError("HCPLPM045E", f"{g.userid} not logged on")
         dest = self.member(dest_name, "LPM")
@@ -764,6 +600,20 @@ class CommandProcessor:
                        f"  (relocation about {mb_s:,.0f} MB/s)")
         return out
 
+    # -- HELP ----------------------------------------------------------------------------------------
+    def _help(self, cmd: G.Help, issuer: str, member: str) -> list[str]:
+        if cmd.topic is None:
+            lines = ["Commands (minimum abbreviation in capitals); HELP command gives its syntax:"]
+            for verb, minimum in VERBS:
+                lines.append(f"  {verb[:minimum] + verb[minimum:].lower():<11} "
+                             f"{SYNTAX_HELP[verb][0]}")
+            return lines
+        for verb, minimum in VERBS:
+            if abbrev(cmd.topic, verb, minimum):
+                what, usage = SYNTAX_HELP[verb]
+                return [f"{verb}: {what}", *(f"  {u}" for u in usage)]
+        raise CPError("HCPHLP003E", f"No help for {shown(cmd.topic)}; HELP lists the commands")
+
     # -- lessons -----------------------------------------------------------------------------------
     def _tracker(self, verb: str) -> Any:
         tr = self.sim.lesson
@@ -771,31 +621,26 @@ class CommandProcessor:
             raise CPError(f"HCP{verb[:3]}2001E", "This scenario has no lesson or objectives")
         return tr
 
-    def _hint(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _hint(self, cmd: G.Hint, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "HINT")
-        tok.end()
         tr = self._tracker("HINT")
         if tr.ended:
             raise CPError("HCPHIN2002E", "The lesson has ended; no more hints")
         return tr.hint()
 
-    def _lesson(self, tok: Tokens, issuer: str, member: str) -> list[str]:
+    def _lesson(self, cmd: G.Lesson, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "LESSON")
         tr = self._tracker("LESSON")
-        if tok.accept("END", 3):
-            tok.end()
+        if cmd.action == "END":
             if tr.ended:
                 raise CPError("HCPLES2002E", f"The lesson already ended at {tr.ended_s:g} s")
             tr.end("ended by the student")
             return [f"Lesson ended at {self.sim.t:g} s"] + tr.status_lines()[1:]
-        if tok.accept("BRIEFING", 5):
-            tok.end()
+        if cmd.action == "BRIEFING":
             les = tr.lesson
             if les is None:
                 return ["No briefing: this scenario has objectives but no lesson"]
             return [les.title, "", *les.briefing.strip().splitlines(), "", f"Goal: {les.goal}"]
-        tok.accept("STATUS", 4)
-        tok.end()
         return tr.status_lines()
 
     def _reloc_status(self, userid: str | None) -> list[str]:
@@ -813,12 +658,4 @@ class CommandProcessor:
         return lines
 
 
-def known_verb(word: str) -> bool:
-    """True when ``word`` abbreviates a command this simulator accepts (for scenario checks)."""
-    return any(abbrev(word, w, n) for w, n in VERBS)
-
-
-VERBS = [("AT", 2), ("QUERY", 1), ("INDICATE", 3), ("XAUTOLOG", 5), ("LOGOFF", 3), ("LOGON", 1),
-         ("FORCE", 5), ("SET", 3), ("SEND", 4), ("WORKLOAD", 4), ("VMRELOCATE", 5),
-         ("STOP", 4), ("BEGIN", 1), ("LINUX", 5), ("VMOTION", 7), ("LPM", 3),
-         ("HINT", 4), ("LESSON", 6)]
+_QUERY_WORDS = ["ALLOC", "NAMES", "SSI", "ISLINK", "STORAGE", "XSTORE", "WORKLOAD"]

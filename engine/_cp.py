@@ -101,8 +101,14 @@ def parse_number(text: str, what: str, verb: str, lo: float = 0.0,
         v = math.nan
     if not math.isfinite(v) or not lo <= v <= hi:
         raise CPError(f"HCP{verb[:3]}009E", f"An invalid operand was supplied for {what} - "
-                      f"{shown(text)}" + (f" ({lo:g} to {hi:g})" if hi < math.inf else ""))
+                      f"{shown(text)}" + (f" ({number_text(lo)} to {number_text(hi)})"
+                                             if hi < math.inf else ""))
     return v
+
+
+def number_text(x: float) -> str:
+    """A limit as people read it: ``99,999,999``, ``0.5``."""
+    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
 
 
 def shown(text: str, limit: int = 40) -> str:

@@ -106,10 +106,6 @@ def warmup() -> None:
     send_pages(p, q, 0, 50, 5, 50, x)
     count_plane(p, LGR)
     clear_plane(p, SEND)
-    # the move-bitmap kernels of Storage vMotion and LPM import this module: load them late
-    from . import _move_kernels
-
-    _move_kernels.warmup()
 
 
 @njit(cache=True, nogil=True)
@@ -549,7 +545,7 @@ def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def popcount64(x: np.uint64) -> int:
     """Number of set bits in a 64-bit word."""
-    return int(_ctpop(np.uint64(x)))
+    return int(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # numba adds it
 
 
 @njit(cache=True, nogil=True)

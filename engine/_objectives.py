@@ -186,7 +186,7 @@ class LessonTracker:
         self.end_reason = ""
         self.ended_s: float | None = None
         self.hints_used: list[tuple[float, int]] = []  # (time, hint index)
-        from ._commands import VERBS
+        from ._grammar import VERBS
 
         self._verb_min = dict(VERBS)
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ._commands import VERBS, known_verb
-from ._cp import shown
+from ._grammar import VERBS, known_verb, parse_command
+from ._cp import CPError, shown
 from ._config import (
     ChpidConfig,
     DatastoreConfig,
@@ -411,6 +411,10 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
             valid = ", ".join(w for w, _ in VERBS)
             raise r.fail("command", f"unknown command {_show(verb.upper())}; valid commands: "
                          f"{valid}")
+        try:
+            parse_command(cmd)  # the operands and options too, not only the verb
+        except CPError as e:
+            raise r.fail("command", f"{_show(cmd)} is not a valid command: {e.line}") from None
         timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
     lesson = _lesson(ctx, top.get("lesson", dict)) if "lesson" in top.table else None
     top.used.add("lesson")
@@ -552,7 +556,7 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
     firmware = r.get("firmware", str, "newer",
                      check=lambda v: None if v in ("newer", "older")
                      else "must be 'newer' or 'older'")
-    vols = []
+    vols: list[VolumeConfig] = []
     for j, vt in enumerate(r.get("volume", list, [])):
         vr = _Reader(ctx, vt, ("member", i, "volume", j), f"{r.label}.volume[{j}]")
         volid = vr.get("volid", str, f"PAG{j + 1:03d}",

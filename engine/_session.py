@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from dataclasses import dataclass
@@ -10,10 +9,41 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._config import ScenarioConfig, TimelineEntry
+from ._cp import CPError
+from ._grammar import parse_command
 from ._scenario import ScenarioError
 
 if TYPE_CHECKING:
     from ._sim import Simulation
+
+
+#: Characters written as escapes in a TOML basic string: the quote, the backslash, the control
+#: characters TOML forbids raw (C0 but tab, DEL), C1, the bidi controls and line separators
+#: that would make the file read differently than it is, and lone surrogates (no UTF-8).
+_TOML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029'
+                          '\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
+_TOML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+               "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_escape(m: re.Match[str]) -> str:
+    c = m.group()
+    if c in _TOML_SHORT:
+        return _TOML_SHORT[c]
+    if 0xD800 <= ord(c) <= 0xDFFF:  # half a surrogate pair: no character TOML can hold
+        return "\\uFFFD"
+    return f"\\u{ord(c):04X}"
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (``"..."``) that reads back as the same text.
+
+    Other characters, emoji included, stay as they are: the file is UTF-8. (``json.dumps``
+    is not TOML: it writes an emoji as the surrogate pair ``\\ud83d\\ude00``, which TOML
+    refuses, so the file could not be loaded again.) A lone surrogate, which no UTF-8 file
+    can hold, becomes U+FFFD.
+    """
+    return f'"{_TOML_ESCAPE.sub(_toml_escape, text)}"'
 
 
 def record_session(sim: Simulation) -> str:
@@ -24,10 +54,16 @@ def record_session(sim: Simulation) -> str:
     """
     typed = [(t, c) for t, c, _rc, line, _resp in sim.command_log if line == 0]
     out = [sim.scenario.source_text.rstrip("\n"), "",
-           f"# Session recorded at simulated time {sim.t:g} s: {len(typed)} commands issued "
-           "interactively.", ""]
+           (f"# Session recorded at simulated time {sim.t:g} s: {len(typed)} commands issued "
+            "interactively."), ""]
     for t, c in typed:
-        out += ["[[timeline]]", f"at_s = {t!r}", f"command = {json.dumps(c)}", ""]
+        try:
+            parse_command(c)
+        except CPError as e:
+            # not a command at all: it changed nothing, and a timeline may not hold it
+            out += [f"# at {t!r} s, not replayed ({e.msgid}): {toml_string(c)}", ""]
+            continue
+        out += ["[[timeline]]", f"at_s = {t!r}", f"command = {toml_string(c)}", ""]
     return "\n".join(out)
 
 
@@ -59,21 +95,33 @@ def session_text(sim: Simulation, student: str = "") -> str:
     typed = [(t, c) for t, c, _rc, line, _resp in sim.command_log if line == 0]
     ended = sim.lesson.ended_s if sim.lesson is not None and sim.lesson.ended else None
     out = [f'format = "{SESSION_FORMAT}"', "version = 1",
-           f"lesson = {json.dumps(session_key(sc))}",
-           f"scenario_sha256 = {json.dumps(sc.source_hash)}",
-           f"student = {json.dumps(student)}",
+           f"lesson = {toml_string(session_key(sc))}",
+           f"scenario_sha256 = {toml_string(sc.source_hash)}",
+           f"student = {toml_string(student)}",
            f"recorded_to_s = {sim.t!r}"]
     if ended is not None:
         out.append(f"ended_s = {ended!r}")
     out.append("")
     for t, c in typed:
-        out += ["[[command]]", f"at_s = {t!r}", f"command = {json.dumps(c)}", ""]
+        out += ["[[command]]", f"at_s = {t!r}", f"command = {toml_string(c)}", ""]
     return "\n".join(out)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _surrogate_hint(text: str, error: str) -> str:
+    """What to do about a file an older ssisim wrote with ``\\ud83d\\ude00``-style escapes."""
+    m = _SURROGATE_ESCAPE.search(text) if "scalar value" in error else None
+    if m is None:
+        return ""
+    return (f" ({m.group()} is half of a UTF-16 surrogate pair, as older ssisim releases wrote "
+            "emoji; replace each pair such as \\ud83d\\ude00 with the character itself)")
 
 
 def load_session(path: str | Path) -> Session:
     """Read a session file; a ``ScenarioError`` names the file, line and field when it is bad."""
-    from ._scenario import _Context, _Reader
+    from ._scenario import _Context, _Reader, _shape_problem
 
     p = Path(path)
     try:
@@ -82,13 +130,20 @@ def load_session(path: str | Path) -> Session:
         raise ScenarioError(str(p), None, "", f"cannot read the session ({e.strerror})") from None
     except UnicodeDecodeError:
         raise ScenarioError(str(p), None, "", "is not a session file (not UTF-8 text)") from None
+    shape = _shape_problem(text.removeprefix("\ufeff"))
+    if shape is not None:
+        raise ScenarioError(str(p), shape[0], "", f"not a valid session file: {shape[1]}")
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(text.removeprefix("\ufeff"))
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        hint = _surrogate_hint(text, msg)
         raise ScenarioError(str(p), int(m.group(1)) if m else None, "",
-                            f"not a valid session file: {msg}") from None
+                            f"not a valid session file: {msg}{hint}") from None
+    except RecursionError:
+        raise ScenarioError(str(p), None, "", "not a valid session file: nested too "
+                            "deeply to read") from None
     ctx = _Context(str(p), text)
     top = _Reader(ctx, doc, (), "session")
     if top.get("format", str, "") != SESSION_FORMAT:
@@ -101,7 +156,7 @@ def load_session(path: str | Path) -> Session:
     student = top.get("student", str, "")
     top.get("recorded_to_s", float, 0.0)
     ended = top.get("ended_s", float, None)
-    cmds = []
+    cmds: list[TimelineEntry] = []
     for i, t in enumerate(top.get("command", list, [])):
         r = _Reader(ctx, t, ("command", i), f"command[{i}]")
         at = r.get("at_s", float, ..., check=lambda v: None if v >= 0 else "must be 0 or more")

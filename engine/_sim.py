@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _kernels as K
 from ._config import ScenarioConfig, TimelineEntry
+from ._grammar import Command
 from ._state import (
     DISPATCH,
     DORMANT,
@@ -61,10 +62,12 @@ class Event:
 
 @dataclass
 class CPResponse:
-    """CP's answer to a command: the lines it printed and a return code (0 = success)."""
+    """CP's answer to a command: the lines it printed, a return code (0 = success) and the
+    typed command it answers (None when the text could not be parsed)."""
 
     lines: list[str]
     rc: int = 0
+    command: Command | None = field(default=None, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -75,6 +78,16 @@ class CPResponse:
     def text(self) -> str:
         """The lines as one block of text."""
         return "\n".join(self.lines)
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """A command that waits for the console: a SYNC relocation holds it, and the command runs
+    when that relocation ends. ``Simulation.answer(ticket)`` gives its response then."""
+
+    seq: int
+    command: str
+    queued_s: float
 
 
 class Simulation:
@@ -104,6 +117,7 @@ class Simulation:
         self._listeners: list[Callable[[Event], None]] = []
         self._queue: list[tuple[float, int, TimelineEntry]] = []
         self._queue_seq = 0
+        self._tickets: dict[int, CPResponse | None] = {}
         for entry in scenario.timeline:
             self.schedule(entry)
         self.samples_member: list[tuple[Any, ...]] = []
@@ -208,10 +222,33 @@ class Simulation:
             progress(1.0, f"t={self.t:.0f}s")
 
     # -- commands ------------------------------------------------------------------------------
-    def schedule(self, entry: TimelineEntry) -> None:
-        """Queue a command for a simulated time (commands due at the same time keep their order)."""
-        heapq.heappush(self._queue, (entry.at_s, self._queue_seq, entry))
+    def schedule(self, entry: TimelineEntry) -> int:
+        """Queue a command for a simulated time (commands due at the same time keep their order).
+
+        Returns the command's place in the queue (the ``seq`` of a ``Ticket``).
+        """
+        seq = self._queue_seq
+        heapq.heappush(self._queue, (entry.at_s, seq, entry))
         self._queue_seq += 1
+        return seq
+
+    def submit(self, command: str | Command) -> CPResponse | Ticket:
+        """Issue a command now, as the operator at the console does.
+
+        Returns CP's response, or a ``Ticket`` when a SYNC relocation holds the console: the
+        command then runs as soon as the relocation ends, and ``answer(ticket)`` gives its
+        response from then on.
+        """
+        if not self.console_busy():
+            return self.execute(command)
+        text = command if isinstance(command, str) else str(command)
+        seq = self.schedule(TimelineEntry(self.t, text))
+        self._tickets[seq] = None
+        return Ticket(seq, text, self.t)
+
+    def answer(self, ticket: Ticket) -> CPResponse | None:
+        """The response to a command that waited (None while it still waits)."""
+        return self._tickets.get(ticket.seq)
 
     def console_busy(self) -> bool:
         """True while a SYNC relocation holds the operator's console (commands wait)."""
@@ -219,21 +256,31 @@ class Simulation:
 
     def _run_due_commands(self) -> None:
         while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
-            _, _, entry = heapq.heappop(self._queue)
-            self.execute(entry.command, line=entry.line)
+            _, seq, entry = heapq.heappop(self._queue)
+            resp = self.execute(entry.command, line=entry.line)
+            if seq in self._tickets:
+                self._tickets[seq] = resp
 
-    def execute(self, command: str, issuer: str = "OPERATOR", line: int = 0) -> CPResponse:
+    def execute(self, command: str | Command, issuer: str = "OPERATOR",
+                line: int = 0) -> CPResponse:
         """Run one CP or simulator command now and return CP's answer.
 
-        A command that CP would refuse changes nothing and gets CP's error message. ``line`` is
-        the scenario line the command came from (0: typed or issued by code).
+        ``command`` is command text or a typed command (``parse_command``); a typed command is
+        logged as its canonical text. A command that CP would refuse changes nothing and gets
+        CP's error message. ``line`` is the scenario line the command came from (0: typed or
+        issued by code).
         """
+        if not isinstance(command, str):
+            typed: Command | None = command
+            command = str(command)
+        else:
+            typed = None
         verb = self.lesson.forbidden(command) if self.lesson is not None and line == 0 else None
         if verb is not None:
             resp = CPResponse([f"HCPLES2003E {verb} is not available in this lesson: the "
                                "lesson is about what you do with the cluster as it is"], 1)
         else:
-            resp = self.cp.execute(command, issuer)
+            resp = self.cp.execute(typed if typed is not None else command, issuer)
         self.command_log.append((self.t, command, resp.rc, line, tuple(resp.lines)))
         self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
                                                   "issuer": issuer})
@@ -760,9 +807,15 @@ class Simulation:
                           g.n_dsd, g.workload.describe(), round(g.units_step, 6), g.workload.unit)
             for g in (self.guests[u] for u in sorted(self.guests))
         )
+        from ._move_view import MoveView
+
+        view: MoveView | None = getattr(self, "_move_view", None)
+        if view is None:  # made at the first snapshot: a run nobody looks at never needs it
+            view = self._move_view = MoveView(self)
         return Snapshot(round(self.t, 6), members, guests, len(self.events),
                         tuple(self.reloc.snapshot(r) for r in self.reloc.all),
-                        lesson=self.lesson.snapshot() if self.lesson is not None else None)
+                        lesson=self.lesson.snapshot() if self.lesson is not None else None,
+                        migrations=view.migrations(), pauses=view.pauses())
 
     # -- checks ----------------------------------------------------------------------------------
     def verify(self) -> list[str]:

@@ -384,3 +384,80 @@ class Snapshot:
     relocations: tuple[RelocationSnapshot, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     lesson: LessonSnapshot | None = None  # objectives and score, when the scenario has them
+    migrations: tuple[MigrationSnapshot, ...] = ()  # LPM and Storage vMotion, oldest first
+    pauses: tuple[PauseSnapshot, ...] = ()  # suspends, resumes and CP STOPs, oldest first
+
+
+@dataclass(frozen=True)
+class MovePassSnapshot:
+    """One copy pass of an LPM or a Storage vMotion as it stands (``end_s`` 0 while it runs)."""
+
+    number: int
+    kind: str  # first, iteration, consolidation, final
+    units: int  # pages (LPM) or blocks (Storage vMotion) copied in it so far
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class MigrationSnapshot:
+    """One PowerVM LPM or VMware Storage vMotion at one instant, in the shape of a relocation.
+
+    LPM copies a partition's memory in pages between servers; Storage vMotion copies a virtual
+    disk in blocks between datastores. The guest is stopped from ``quiesce_start_s`` to the end.
+    """
+
+    kind: str  # "LPM" or "VMOTION"
+    userid: str
+    source: str  # server (LPM) or datastore (Storage vMotion)
+    destination: str
+    options: str
+    state: str  # setup, copying, quiesced, done, failed, cancelled
+    result: str
+    message: str
+    start_s: float
+    end_s: float | None
+    unit: str  # "pages" or "blocks"
+    unit_bytes: int  # bytes per unit: 4096 (a page) or 262144 (a 256 KiB block)
+    units_total: int  # of the memory or the disk: what the first pass copies
+    units_moved: int  # copied so far, all passes
+    pass_units: int  # what the current pass has to copy (0 before the first pass)
+    units_left: int  # still to copy in the current pass
+    passes: tuple[MovePassSnapshot, ...]
+    setup_left_s: float  # of validation and setup before the first pass
+    rate_units_per_s: float  # what the copy can move per second now (0 once it has ended)
+    quiesce_start_s: float | None
+    downtime_s: float  # the guest stopped so far (or in all, once ended)
+
+    @property
+    def active(self) -> bool:
+        """True until the migration completes, fails or is cancelled."""
+        return self.state in ("setup", "copying", "quiesced")
+
+
+@dataclass(frozen=True)
+class PauseSnapshot:
+    """A guest being paused or let go, at one instant.
+
+    ``action`` is ``suspend`` (Linux hibernates: phases prepare, write, halted), ``resume``
+    (boot, read, restart, first request, serving) or ``stop`` (CP STOP: stopped; after BEGIN
+    waking until it answers requests again, then serving). ``progress`` is the share of the
+    current phase done (0 for ``stopped``, which lasts until BEGIN).
+    """
+
+    userid: str
+    member: str | None
+    action: str  # suspend, resume, stop
+    phase: str
+    start_s: float
+    end_s: float | None  # when it ended (None while under way)
+    progress: float  # 0..1, of the current phase
+    image_pages: int  # the hibernation image (0 for CP STOP)
+    image_done_pages: int  # of the image written (suspend) or read back (resume) so far
+    begin_s: float | None = None  # CP BEGIN (stop only)
+    scheduled: int = 0  # stop: times CP dispatched the stopped guest for an interrupt
+
+    @property
+    def active(self) -> bool:
+        """True while the guest is being paused, is stopped, or is being let go."""
+        return self.end_s is None

@@ -1,13 +1,16 @@
 """The run store: finished runs in SQLite, each committed whole or not at all.
 
 Lives in the user data directory (platformdirs) unless a path is given. WAL journal, foreign
-keys on, schema migrations inside ``BEGIN IMMEDIATE ... PRAGMA user_version = N; COMMIT``.
+keys on, schema migrations inside ``BEGIN IMMEDIATE ... PRAGMA user_version = N; COMMIT``, the
+version read again under that lock, so that several processes may create the same new database
+at once (each waits up to ``BUSY_TIMEOUT_S`` for the others).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -66,6 +69,16 @@ GUEST_COLUMNS = ("t_s", "userid", "member", "state", "central", "xstor", "dasd",
                  "scheduled")
 
 
+#: How long a connection waits for another process that holds the database (seconds).
+BUSY_TIMEOUT_S = 30.0
+
+
+def _is_busy(e: sqlite3.OperationalError) -> bool:
+    """True when SQLite refused because another connection holds a lock."""
+    text = str(e).lower()
+    return "locked" in text or "busy" in text
+
+
 class StoreError(RuntimeError):
     """The run database cannot be opened or is of a newer version."""
 
@@ -87,16 +100,21 @@ class RunStore:
         self.path = Path(path) if path else default_db_path()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"cannot open the run database {self.path}: {e}") from None
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
+            # another ssisim may be creating or writing the same database: wait for it
+            self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            self._set_wal()
             self.db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except sqlite3.DatabaseError as e:
             self.db.close()
             raise StoreError(f"{self.path} is not a usable run database: {e}") from None
+        except BaseException:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         """Close the database."""
@@ -108,22 +126,52 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _migrate(self) -> None:
-        have = self.db.execute("PRAGMA user_version").fetchone()[0]
+    def _set_wal(self) -> None:
+        """Switch to WAL; retried while another connection holds the lock (a new database
+        opened by two processes at once: the switch does not always wait on the busy handler)."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL").fetchone()
+                return
+            except sqlite3.OperationalError as e:
+                if not _is_busy(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    def _user_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _check_version(self, have: int) -> None:
         if have > SCHEMA_VERSION:
             raise StoreError(f"{self.path} was written by a newer ssisim (schema {have}); "
                              f"this one reads up to {SCHEMA_VERSION}")
-        for v in range(have + 1, SCHEMA_VERSION + 1):
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
+
+    def _migrate(self) -> None:
+        """Bring the schema to ``SCHEMA_VERSION`` in one write transaction.
+
+        The version is read again once ``BEGIN IMMEDIATE`` holds the write lock: another
+        process opening the same new database at the same moment may have migrated it while
+        this one waited, and its migrations must not run twice.
+        """
+        have = self._user_version()
+        self._check_version(have)
+        if have == SCHEMA_VERSION:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            have = self._user_version()
+            self._check_version(have)
+            for v in range(have + 1, SCHEMA_VERSION + 1):
                 for stmt in _MIGRATIONS[v].split(";"):
                     if stmt.strip():
                         self.db.execute(stmt)
                 self.db.execute(f"PRAGMA user_version = {v}")
-                self.db.execute("COMMIT")
-            except BaseException:
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
-                raise
+            raise
 
     def save(self, sim: Simulation, summary: dict[str, Any], started_at: str,
              finished_at: str, version: str) -> int:
@@ -152,7 +200,8 @@ class RunStore:
                   json.dumps(e.data, sort_keys=True)) for e in sim.events))
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
         return run_id
 

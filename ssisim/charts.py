@@ -9,16 +9,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from ssisim.engine import PAGES_PER_GB
+from ssisim.engine import PAGES_PER_GB, THROTTLE_STYLE
 
 KIND_COLOURS = {"first": "#4C72B0", "intermediate": "#55A868", "penultimate": "#C44E52",
                 "final": "#8172B2"}
-REASON_COLOURS = {
-    "source:stage_frames": "#DD8452", "source:paging_queue": "#937860",
-    "source:link_queue": "#DA8BC3", "source:dest_backlog": "#8C8C8C",
-    "destination:frames": "#C44E52", "destination:paging_queue": "#CCB974",
-    "destination:steal": "#64B5CD", "destination:socket": "#4C72B0", "link:ordering": "#55A868",
-}
+# throttle reasons are named and coloured as in the desktop app (the engine's one table)
+REASON_COLOURS = {key: colour for key, (_name, colour) in THROTTLE_STYLE.items()}
+_ORDER = list(THROTTLE_STYLE)
 
 
 def _save(fig: Any, path: Path) -> Path:
@@ -65,7 +62,9 @@ def throttle_timeline(reloc: dict[str, Any], events: list[dict[str, Any]], path:
     """Each throttle as a bar from its start to its end, with the passes and the quiesce above."""
     t0 = reloc["start_s"]
     ends = [e for e in events if e["kind"] == "THROTTLE_END" and e["userid"] == reloc["guest"]]
-    reasons = sorted({f"{e['data']['side']}:{e['data']['reason']}" for e in ends})
+    # the app's row order, its first row on top
+    reasons = sorted({f"{e['data']['side']}:{e['data']['reason']}" for e in ends},
+                     key=lambda k: (-_ORDER.index(k) if k in _ORDER else 1, k))
     fig, ax = _subplots(figsize=(8, 1.4 + 0.4 * (len(reasons) + 1)))
     for i, reason in enumerate(reasons):
         spans = [(e["data"]["start_s"] - t0, max(e["t_s"] - e["data"]["start_s"], 0.05))
@@ -79,7 +78,8 @@ def throttle_timeline(reloc: dict[str, Any], events: list[dict[str, Any]], path:
         q0 = reloc["relocation_s"] - reloc["quiesce_s"]
         ax.axvspan(q0, reloc["relocation_s"], color="#C44E52", alpha=0.12, label="quiesced")
         ax.legend(fontsize=8, loc="upper left")
-    ax.set_yticks(range(len(reasons) + 1), reasons + ["passes"], fontsize=8)
+    ax.set_yticks(range(len(reasons) + 1),
+                  [THROTTLE_STYLE.get(r, (r, ""))[0] for r in reasons] + ["passes"], fontsize=8)
     ax.set_xlabel("seconds since VMRELOCATE")
     ax.set_xlim(0, max(reloc["relocation_s"], 1) * 1.02)
     ax.set_title(f"Throttles while {reloc['guest']} moves to {reloc['destination']}", fontsize=9)

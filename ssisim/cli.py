@@ -10,13 +10,17 @@ import argparse
 import csv
 import datetime as _dt
 import json
+import math
+import re
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
+from .text import csv_cell, csv_row, terminal_text
 
 
 class UserError(Exception):
@@ -25,7 +29,64 @@ class UserError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UserError(f"{message} (see {self.prog} --help)")
+        """Any mistake on the command line: a ``UserError`` (exit 1) pointing at ``--help``."""
+        # "argument --seed: --seed must be ..." (a range check of ours): say it once
+        m = re.match(r"argument (\S+): (\1 .*)", message, re.DOTALL)
+        raise UserError(f"{m.group(2) if m else message} (see {self.prog} --help)")
+
+
+def say(text: object = "", **kw: Any) -> None:
+    """``print`` a line or block for a person, control characters escaped (``terminal_text``)."""
+    print(terminal_text(text, keep_newlines=True), **kw)
+
+
+# -- numeric options: each has a documented range ---------------------------------------------
+# The limits are the engine's (engine/_limits.py: MAX_SEED, a signed 64-bit integer as the run
+# database stores it; MAX_STEPS steps in one run); they are imported when they are needed, so
+# that importing this module stays light.
+
+
+def _whole(option: str, lo: int, hi: int, hi_text: str) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``lo`` to ``hi`` (``hi_text`` in messages)."""
+    def parse(text: str) -> int:
+        try:
+            v: int | None = int(text)
+        except ValueError:
+            v = None
+        if v is None or not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{option} must be {lo} to {hi_text}, not {text!r}")
+        return v
+    return parse
+
+
+def _seconds(option: str) -> Callable[[str], float]:
+    """An argparse type: a finite number of simulated seconds, 0 or more."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        if not math.isfinite(v) or v < 0:
+            raise argparse.ArgumentTypeError(
+                f"{option} must be a finite number of seconds, 0 or more, not {text!r}")
+        return v
+    return parse
+
+
+def check_steps(until: float, step_s: float, what: str) -> None:
+    """Refuse a run of more than the engine's ``MAX_STEPS`` steps of ``step_s``.
+
+    ``what`` names where ``until`` came from (``--until``, a scenario's ``duration_s``).
+    """
+    from ssisim.engine import MAX_STEPS
+
+    steps = until / step_s if step_s > 0 else math.inf
+    if steps <= MAX_STEPS:
+        return
+    most = MAX_STEPS * step_s
+    raise UserError(f"{what} {until:g} s is {steps:.3g} steps of {step_s:g} s: a run is "
+                    f"limited to {MAX_STEPS:,} steps, that is at most {most:,.10g} s with this "
+                    "scenario's step_s")
 
 
 def bundled_dir() -> Path:
@@ -54,7 +115,7 @@ def resolve_scenario(name: str) -> Path:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def _write_json(data: Any, target: str) -> None:
@@ -76,21 +137,24 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     path = resolve_lesson(args.scenario)
     scenario = engine.load_scenario(path)
-    until = scenario.duration_s if args.until is None else args.until
-    if until < 0:
-        raise UserError(f"--until {until:g}: must be 0 or more seconds")
+    if args.until is None:
+        check_steps(scenario.duration_s, scenario.step_s, f"{path}: duration_s")
+        until = scenario.duration_s
+    else:  # finite and 0 or more: checked by the parser
+        check_steps(args.until, scenario.step_s, "--until")
+        until = args.until
     # open the store first: a database we cannot write is better known before a long run
     store = engine.RunStore(args.db) if not args.no_store else None
     sim = engine.Simulation(scenario, seed=args.seed)
     if args.session:
         engine.apply_session(sim, engine.load_session(args.session))
     started = _now()
-    bar = tqdm(total=1000, desc=scenario.name[:30], unit="‰", file=sys.stderr,
+    bar = tqdm(total=1000, desc=terminal_text(scenario.name)[:30], unit="‰", file=sys.stderr,
                disable=None if not args.quiet else True, leave=False)
 
     def progress(fraction: float, message: str) -> None:
         bar.n = int(fraction * 1000)
-        bar.set_postfix_str(message, refresh=False)
+        bar.set_postfix_str(terminal_text(message), refresh=False)
         bar.refresh()
 
     try:
@@ -108,14 +172,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_id = store.save(sim, summary, started, _now(), __version__)
         store.close()
     if args.json != "-" and not args.quiet:
-        print(engine.format_summary(summary))
+        say(engine.format_summary(summary))
         if run_id is not None:
-            print(f"\nStored as run {run_id} in {store.path if store else ''}")
+            say(f"\nStored as run {run_id} in {store.path if store else ''}")
     return 0
 
 
 def write_csv(sim: Any, folder: Path) -> None:
-    """Member and guest samples and events of a run as CSV files in ``folder``."""
+    """Member and guest samples and events of a run as CSV files in ``folder``.
+
+    Text cells (user ids, member names, event messages that quote commands) go through
+    ``csv_cell``: no formulas, no raw control characters.
+    """
     from ssisim.engine import RunStore
 
     try:
@@ -123,15 +191,15 @@ def write_csv(sim: Any, folder: Path) -> None:
         with open(folder / "members.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(RunStore.MEMBER_COLUMNS)
-            w.writerows(sim.samples_member)
+            w.writerows(csv_row(r) for r in sim.samples_member)
         with open(folder / "guests.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(RunStore.GUEST_COLUMNS)
-            w.writerows(sim.samples_guest)
+            w.writerows(csv_row(r) for r in sim.samples_guest)
         with open(folder / "events.csv", "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(("seq", "t_s", "kind", "member", "userid", "message"))
-            w.writerows((e.seq, e.t_s, e.kind, e.member or "", e.userid or "", e.message)
+            w.writerows(csv_row((e.seq, e.t_s, e.kind, e.member, e.userid, e.message))
                         for e in sim.events)
     except OSError as e:
         raise UserError(f"{folder}: cannot write CSV ({e.strerror})") from None
@@ -146,7 +214,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         extra = f", lesson {sc.lesson.id!r}" if sc.lesson is not None else ""
         if sc.objectives:
             extra += f", {len(sc.objectives)} objectives"
-        print(f"{name}: OK ({len(sc.members)} members, {len(sc.guests)} guests, "
+        say(f"{name}: OK ({len(sc.members)} members, {len(sc.guests)} guests, "
               f"{len(sc.timeline)} timeline commands{extra}, format version "
               f"{engine.CURRENT_VERSION})")
     return 0
@@ -171,7 +239,7 @@ def cmd_lessons(args: argparse.Namespace) -> int:
     for p in sorted((bundled_dir() / "lessons").glob("*.toml")):
         sc = engine.load_scenario(p)
         if sc.lesson is not None:
-            print(f"{p.stem:<28} {sc.lesson.title} ({len(sc.objectives)} objectives, "
+            say(f"{p.stem:<28} {terminal_text(sc.lesson.title)} ({len(sc.objectives)} objectives, "
                   f"{sc.duration_s / 60:g} min)")
     return 0
 
@@ -180,43 +248,75 @@ GRADE_COLUMNS = ["session", "student", "score", "max_score", "passed", "ended_s"
                  "lost"]
 
 
-def cmd_grade(args: argparse.Namespace) -> int:
-    """Replay each session in the lesson; a row per session, a bad session does not stop it."""
-    import csv
+def _unreadable(path: str, e: BaseException) -> str:
+    """Why a session file could not be read, for an exception ``load_session`` did not expect."""
+    if isinstance(e, RecursionError):
+        return f"{path}: not a valid session file: nested too deeply to read"
+    if isinstance(e, MemoryError):
+        return f"{path}: not a valid session file: too large to read"
+    return f"{path}: cannot be read as a session ({type(e).__name__}: {e})"
 
+
+def _error_row(path: str, reason: str) -> dict[str, str]:
+    """The grade table's row of a session that could not be graded (its reason under LOST)."""
+    return {"session": path, "student": "", "score": "", "max_score": "",
+            "passed": "error", "ended_s": "", "hints": "", "lost": f"error: {reason}"}
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Replay each session in the lesson; a row per session, a bad session does not stop it.
+
+    A session that cannot be read or replayed, for whatever reason (a bad file, another
+    lesson's session, even an internal error while replaying it), gets an error row with the
+    reason; the others are graded. The table and the CSV list everyone; exit 1 if any row is
+    an error.
+    """
     from ssisim import engine
 
     scenario = engine.load_scenario(resolve_lesson(args.lesson))
     if not scenario.objectives:
         raise UserError(f"{args.lesson}: has no objectives; grade runs lessons "
                         "(see `ssisim lessons`)")
-    rows, debriefs, bad = [], {}, 0
+    check_steps(scenario.duration_s, scenario.step_s, f"{scenario.path}: duration_s")
+    rows: list[dict[str, str]] = []
+    debriefs: dict[str, Any] = {}
+    bad = 0
     for path in args.sessions:
+        sess = None
         try:
-            d = engine.grade_session(scenario, engine.load_session(path))
+            sess = engine.load_session(path)
+            d = engine.grade_session(scenario, sess)
         except engine.ScenarioError as e:
+            reason = str(e)
+        except Exception as e:  # noqa: BLE001 - one session must never stop the class's grading
+            reason = _unreadable(path, e) if sess is None else (
+                f"{path}: replaying it failed with an internal error ({type(e).__name__}: {e}); "
+                "please report it with this session file")
+        else:
+            reason = ""
+        if reason:
             bad += 1
-            print(f"ssisim: {e}", file=sys.stderr)
-            rows.append({"session": path, "student": "", "score": "", "max_score": "",
-                         "passed": "error", "ended_s": "", "hints": "", "lost": str(e)})
+            print(f"ssisim: {terminal_text(reason)}", file=sys.stderr)
+            rows.append(_error_row(path, reason))
             continue
+        assert sess is not None
         debriefs[path] = d
-        student = engine.load_session(path).student
-        rows.append({"session": path, "student": student, "score": f"{d['score']:g}",
+        rows.append({"session": path, "student": sess.student, "score": f"{d['score']:g}",
                      "max_score": f"{d['max_score']:g}", "passed": "yes" if d["passed"] else "no",
                      "ended_s": f"{d['ended_s']:g}", "hints": str(len(d["hints_used"])),
                      "lost": "; ".join(f"-{x['points']:g} {x['reason']}" for x in d["lost"])})
-    width = max(len(r["session"]) for r in rows)
+    shown = [{k: terminal_text(v) for k, v in r.items()} for r in rows]
+    width = max(len(r["session"]) for r in shown)
     print(f"{'SESSION':<{width}}  {'STUDENT':<12} {'SCORE':>5} {'OF':>4} {'PASSED':<6}  LOST")
-    for r in rows:
+    for r in shown:
         print(f"{r['session']:<{width}}  {r['student'][:12]:<12} {r['score']:>5} "
               f"{r['max_score']:>4} {r['passed']:<6}  {r['lost']}")
     if args.csv:
         try:
-            with open(args.csv, "w", newline="") as f:
+            with open(args.csv, "w", newline="", encoding="utf-8") as f:
                 w = csv.DictWriter(f, fieldnames=GRADE_COLUMNS)
                 w.writeheader()
-                w.writerows(rows)
+                w.writerows({k: csv_cell(v) for k, v in r.items()} for r in rows)
         except OSError as e:
             raise UserError(f"{args.csv}: cannot write the CSV ({e.strerror})") from None
     if args.json:
@@ -234,9 +334,9 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     root = bundled_dir()
     for p in bundled_scenarios():
         sc = engine.load_scenario(p)
-        print(f"{str(p.relative_to(root).with_suffix('')):<28} {sc.name}")
+        say(f"{p.relative_to(root).with_suffix('')!s:<28} {terminal_text(sc.name)}")
         if sc.description:
-            print(f"{'':<28} {sc.description[:100]}")
+            say(f"{'':<28} {terminal_text(sc.description)[:100]}")
     return 0
 
 
@@ -254,9 +354,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
         print("No runs stored yet.")
         return 0
     print(f"{'ID':>5}  {'FINISHED':<25}  {'SEED':>6}  {'SIM s':>8}  SCENARIO")
-    for r in runs:
-        print(f"{r['id']:>5}  {r['finished_at']:<25}  {r['seed']:>6}  {r['sim_end_s']:>8.0f}  "
-              f"{r['scenario_name']} ({r['scenario_path']})")
+    for r in runs:  # names and paths come from scenario files: escaped (terminal_text)
+        say(f"{r['id']:>5}  {terminal_text(r['finished_at']):<25}  {r['seed']:>6}  "
+            f"{r['sim_end_s']:>8.0f}  {terminal_text(r['scenario_name'])} "
+            f"({terminal_text(r['scenario_path'])})")
     return 0
 
 
@@ -277,12 +378,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         _write_json(rec["summary"], args.json)
         return 0
-    print(f"Run {rec['id']}: {rec['scenario_path']} (sha256 {rec['scenario_hash'][:12]}), "
-          f"seed {rec['seed']}, ssisim {rec['program_version']}, {rec['started_at']} .. "
-          f"{rec['finished_at']}")
-    print(engine.format_summary(rec["summary"]))
-    for e in events:
-        print(f"{e['t_s']:>9.1f}s  {e['kind']:<14} {e['message']}")
+    say(f"Run {rec['id']}: {terminal_text(rec['scenario_path'])} (sha256 "
+        f"{terminal_text(rec['scenario_hash'][:12])}), seed {rec['seed']}, ssisim "
+        f"{terminal_text(rec['program_version'])}, {terminal_text(rec['started_at'])} .. "
+        f"{terminal_text(rec['finished_at'])}")
+    say(engine.format_summary(rec["summary"]))
+    for e in events:  # messages quote the commands typed: escaped (terminal_text)
+        say(f"{e['t_s']:>9.1f}s  {terminal_text(e['kind']):<14} {terminal_text(e['message'])}")
     return 0
 
 
@@ -294,8 +396,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         rep = report.write_report(args.run_id, Path(args.out), args.db)
     except report.ReportError as e:
         raise UserError(str(e)) from None
-    print(f"Report of run {args.run_id}: {rep.path} ({len(rep.charts)} charts, "
-          f"{len(rep.data)} data files)")
+    say(f"Report of run {args.run_id}: {terminal_text(rep.path)} ({len(rep.charts)} charts, "
+        f"{len(rep.data)} data files)")
     return 0
 
 
@@ -370,7 +472,8 @@ def cmd_charts(args: argparse.Namespace) -> int:
                                        out / "relocation-link-series.png", invert=True))
     pause_runs = {"Linux suspend": guest_rows(run("pause/pause-suspend")),
                   "CP STOP": guest_rows(run("pause/pause-stop"))}
-    phases = [(300, "pause"), (330, "standbys on"), (900, "standbys off"), (910, "resume")]
+    phases: list[tuple[float, str]] = [(300, "pause"), (330, "standbys on"),
+                                       (900, "standbys off"), (910, "resume")]
     written.append(charts.pages_by_location(pause_runs, ["WAS01", "DB01"],
                                             out / "pause-pages.png", phases))
     written.append(charts.scheduling(pause_runs, ["WAS01", "DB01"], out / "pause-scheduling.png"))
@@ -384,7 +487,7 @@ def cmd_charts(args: argparse.Namespace) -> int:
                                                out / "comparison.png",
                                                "The same guest moved each way"))
     for p in written:
-        print(p)
+        say(p)
     return 0
 
 
@@ -419,8 +522,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     from ssisim import engine
 
     scenario = engine.load_scenario(resolve_lesson(args.scenario or "demo"))
-    if args.run_until is not None and args.run_until < 0:
-        raise UserError(f"--run-until {args.run_until:g}: must be 0 or more seconds")
+    if args.run_until is not None:  # finite and 0 or more: checked by the parser
+        check_steps(args.run_until, scenario.step_s, "--run-until")
     size = _size(args.size) if args.size else None
     session = engine.load_session(args.session) if args.session else None
     if session is not None:
@@ -439,6 +542,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``ssisim``."""
+    from ssisim.engine import MAX_SEED, MAX_STEPS
+
+    steps = f"{MAX_STEPS:,}"
     p = _Parser(prog="ssisim", description="Page-level simulator of z/VM SSI clusters: paging, "
                 "overcommit and Live Guest Relocation.")
     p.add_argument("--version", action="version", version=f"ssisim {__version__}")
@@ -447,9 +553,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="replay a scenario headless and store the run")
     r.add_argument("scenario", help="scenario file, or the name of a bundled scenario")
-    r.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
-    r.add_argument("--until", type=float, metavar="SECONDS",
-                   help="simulated seconds to run (default: the scenario's duration_s)")
+    r.add_argument("--seed", type=_whole("--seed", 0, MAX_SEED, "2^63-1"),
+                   help="random seed, 0 to 2^63-1 (default: the scenario's)")
+    r.add_argument("--until", type=_seconds("--until"), metavar="SECONDS",
+                   help=f"simulated seconds to run, a finite number 0 or more; at most {steps} "
+                   "steps of the scenario's step_s (default: the scenario's duration_s)")
     r.add_argument("--db", metavar="PATH", help="run database (default: in the user data dir)")
     r.add_argument("--no-store", action="store_true", help="do not store the run")
     r.add_argument("--json", metavar="PATH|-", help="write the summary as JSON ('-': stdout)")
@@ -481,14 +589,16 @@ def build_parser() -> argparse.ArgumentParser:
     rs.set_defaults(fn=cmd_runs)
 
     sh = sub.add_parser("show", help="show a stored run")
-    sh.add_argument("run_id", type=int)
+    sh.add_argument("run_id", type=_whole("RUN_ID", 1, MAX_SEED, "2^63-1"), metavar="RUN_ID",
+                    help="the run's id, 1 to 2^63-1 (see ssisim runs)")
     sh.add_argument("--db", metavar="PATH")
     sh.add_argument("--json", metavar="PATH|-")
     sh.add_argument("--events", action="store_true", help="list the run's events too")
     sh.set_defaults(fn=cmd_show)
 
     rp = sub.add_parser("report", help="write a stored run's report: HTML, PNG charts, CSV data")
-    rp.add_argument("run_id", type=int)
+    rp.add_argument("run_id", type=_whole("RUN_ID", 1, MAX_SEED, "2^63-1"), metavar="RUN_ID",
+                    help="the run's id, 1 to 2^63-1 (see ssisim runs)")
     rp.add_argument("--out", required=True, metavar="DIR",
                     help="folder for report.html, its charts and data (created if needed)")
     rp.add_argument("--db", metavar="PATH")
@@ -514,11 +624,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "the demo)")
     g.add_argument("scenario", nargs="?", help="scenario or lesson file, or the name of a "
                    "bundled scenario or lesson (a lesson opens in training mode)")
-    g.add_argument("--run-until", type=float, metavar="SECONDS",
-                   help="run until this simulated time, then pause")
+    g.add_argument("--run-until", type=_seconds("--run-until"), metavar="SECONDS",
+                   help="run until this simulated time, then pause (a finite number 0 or more; "
+                   f"at most {steps} steps of the scenario's step_s)")
     g.add_argument("--screenshot", metavar="PATH",
                    help="with --run-until: save the window as PNG at that time, then exit")
-    g.add_argument("--size", metavar="WxH", help="window size in pixels (default 1600x1000)")
+    g.add_argument("--size", metavar="WxH", help="window size in pixels, width and height 200 "
+                   "to 10000 each (default 1600x1000)")
     g.add_argument("--speed", choices=["1x", "10x", "100x", "max"],
                    help="speed of the simulated clock")
     g.add_argument("--select", metavar="USERID", help="show this guest in the guest detail")
@@ -539,7 +651,8 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return int(args.fn(args))
     except (UserError, ScenarioError, StoreError) as e:
-        print(f"ssisim: {e}", file=sys.stderr)
+        # one line, whatever the message quotes from a file (terminal_text)
+        print(f"ssisim: {terminal_text(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("ssisim: interrupted; nothing was stored for this run", file=sys.stderr)
@@ -547,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception:  # an internal error: say so, with the details a bug report needs
-        traceback.print_exc()
+        sys.stderr.write(terminal_text(traceback.format_exc(), keep_newlines=True))
         print("ssisim: internal error (exit 2); please report it with the lines above",
               file=sys.stderr)
         return 2

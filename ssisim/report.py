@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ssisim import charts
+from ssisim.text import csv_row
 from ssisim.engine import PAGES_PER_GB, RunStore, ScenarioError, default_db_path, load_scenario
 
 #: The report's page, in the output folder next to its charts and data.
@@ -268,11 +269,13 @@ class _Builder:
         return name
 
     def _csv(self, name: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+        """Write one data file of the report; text cells are made spreadsheet-safe."""
         path = self.out / name
         with open(path, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(header)
-            w.writerows(["" if v is None else v for v in r] for r in rows)
+            # names, messages and commands come from files: no formulas, no raw controls
+            w.writerows(csv_row(r) for r in rows)
         self.report.data.append(path)
         return path
 
