@@ -8,20 +8,13 @@ import os as _os
 import platformdirs as _platformdirs
 
 # Compiled kernels are cached per user, also when the package sits in a read-only place.
-_os.environ.setdefault("NUMBA_CACHE_DIR",
-                       _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
+_os.environ.setdefault(
+    "NUMBA_CACHE_DIR",
+    _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
 
-from ._grammar import (
-    COMMAND_TYPES,
-    VERBS,
-    Command,
-    VmrelocateCancel,
-    VmrelocateMove,
-    VmrelocateTest,
-    known_verb,
-    parse_command,
-)
-from ._warmup import warmup as warmup_kernels
+from ._bench import format_results as format_benchmarks
+from ._bench import run_all as run_benchmarks
+from ._bundled import bundled_dir, bundled_scenarios, find_lesson, find_scenario
 from ._config import (
     ChpidConfig,
     DatastoreConfig,
@@ -38,10 +31,22 @@ from ._config import (
     WorkloadSpec,
 )
 from ._cp import CPError
+from ._grammar import (
+    COMMAND_TYPES,
+    VERBS,
+    Command,
+    VmrelocateCancel,
+    VmrelocateMove,
+    VmrelocateTest,
+    known_verb,
+    parse_command,
+)
 from ._limits import MAX_DURATION_S, MAX_SEED, MAX_STEP_S, MAX_STEPS, MIN_STEP_S
-from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
+from ._lpm import LPMModel
 from ._objectives import KINDS as OBJECTIVE_KINDS
 from ._objectives import LessonTracker, format_debrief
+from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
+from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
 from ._session import (
     Session,
     apply_session,
@@ -51,10 +56,6 @@ from ._session import (
     session_text,
 )
 from ._sim import CPResponse, Event, Simulation, Ticket
-from ._lpm import LPMModel
-from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
-from ._throttle_style import THROTTLE_STYLE
-from ._storage_vmotion import SVMotionModel
 from ._state import (
     DISPATCH,
     DORMANT,
@@ -64,24 +65,29 @@ from ._state import (
     QUIESCED,
     GuestSnapshot,
     LessonSnapshot,
-    ObjectiveSnapshot,
     MemberSnapshot,
     MigrationSnapshot,
     MovePassSnapshot,
+    ObjectiveSnapshot,
     PassSnapshot,
     PauseSnapshot,
     RelocationSnapshot,
     Snapshot,
 )
+from ._storage_vmotion import SVMotionModel
 from ._store import RunStore, StoreError, default_db_path
 from ._summary import build_summary, format_summary
+from ._throttle_style import THROTTLE_STYLE
 from ._units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size_to_pages
+from ._validate import format_validation, validate, validate_series
+from ._warmup import warmup as warmup_kernels
 from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
 
 __all__ = [
     "DatastoreConfig", "DiskConfig", "LPMModel", "SVMotionModel",
     "CURRENT_VERSION", "DISPATCH", "DORMANT", "ELIGIBLE", "INCOMING", "LOGGED_OFF", "QUIESCED",
-    "THROTTLE_REASONS", "THROTTLE_STYLE", "LGRModel", "PassSnapshot", "RelocationSnapshot", "link_pages_per_s",
+    "THROTTLE_REASONS", "THROTTLE_STYLE", "LGRModel", "PassSnapshot", "RelocationSnapshot",
+    "link_pages_per_s",
     "record_session", "warmup_kernels", "VERBS", "PAGES_PER_GB", "HintConfig", "LessonConfig",
     "ObjectiveConfig", "OBJECTIVE_KINDS", "LessonTracker", "format_debrief", "Session",
     "apply_session", "load_session", "session_text", "grade_session",
@@ -94,5 +100,7 @@ __all__ = [
     "format_size", "format_summary", "known_verb", "load_scenario", "loads_scenario",
     "parse_size_mb", "size_to_pages", "workload_names",
     "COMMAND_TYPES", "Command", "Ticket", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
+    "format_benchmarks", "run_benchmarks", "format_validation", "validate", "validate_series",
+    "bundled_dir", "bundled_scenarios", "find_lesson", "find_scenario",
     "parse_command", "MAX_DURATION_S", "MAX_SEED", "MAX_STEP_S", "MAX_STEPS", "MIN_STEP_S",
 ]

@@ -11,19 +11,18 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from . import _kernels as K
 from . import _move_kernels as M
+from ._bundled import bundled_dir
 from ._config import (
     ChpidConfig,
     GuestConfig,
     LinkConfig,
     MemberConfig,
     ScenarioConfig,
-    TimelineEntry,
     VolumeConfig,
     WorkloadSpec,
 )
@@ -133,7 +132,7 @@ def bench_relocate_2tb(repeats: int = 3) -> dict[str, Any]:
 
 def demo_path() -> Path:
     """The bundled demo scenario."""
-    return Path(str(resources.files("ssisim.scenarios").joinpath("demo.toml")))
+    return bundled_dir() / "demo.toml"
 
 
 def bench_demo_8h(hours: float = 8.0) -> dict[str, Any]:
@@ -153,7 +152,7 @@ def bench_demo_8h(hours: float = 8.0) -> dict[str, Any]:
 
 def bench_2tb_overcommit() -> dict[str, Any]:
     """Wall seconds for 10 simulated minutes of the 2 TB sequential touchers at 1.5 TB central."""
-    path = Path(str(resources.files("ssisim.scenarios").joinpath("large/guest-2tb-1500g.toml")))
+    path = bundled_dir() / "large" / "guest-2tb-1500g.toml"
     sim = Simulation(load_scenario(path))
     t0 = time.perf_counter()
     sim.run_until(600)

@@ -30,25 +30,35 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import _grammar as G
+from ._cluster import Cluster
 from ._cp import CPError, abbrev, shown
-from ._state import DISPATCH, DORMANT, ELIGIBLE, Guest, Member
 from ._grammar import SYNTAX_HELP, VERBS, Command, parse_command, workload_problem
-from ._units import format_size
+from ._lpm import MODEL as LPM_MODEL
+from ._lpm import LPMOptions, firmware_of
+from ._objectives import LessonTracker
+from ._relocation import RelocationOptions, link_pages_per_s, storage_check
+from ._state import DISPATCH, DORMANT, ELIGIBLE, Guest, Member
+from ._storage_vmotion import VMotionOptions
+from ._units import PAGES_PER_MB, format_size
 from ._workloads import Workload
-
-if TYPE_CHECKING:
-    from ._sim import CPResponse, Simulation
+from ._world import CPResponse
 
 Applier = Callable[[Any, str, str], list[str]]
+
+
+class Console(Cluster, Protocol):
+    """What the operator's console works on: the cluster, and its lesson if it has one."""
+
+    lesson: LessonTracker | None
 
 
 class CommandProcessor:
     """Applies typed commands (``_grammar``) to a ``Simulation`` and answers in CP's words."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Console) -> None:
         self.sim = sim
         # the operator works on the first member of the scenario
         self.console_member = next(iter(sim.members), "")
@@ -75,8 +85,6 @@ class CommandProcessor:
     def execute(self, command: str | Command, issuer: str = "OPERATOR",
                 member: str | None = None) -> CPResponse:
         """Parse (when text) and apply a command; CP's refusal comes back as the response."""
-        from ._sim import CPResponse
-
         try:
             if isinstance(command, str):
                 if not command.split():
@@ -111,8 +119,8 @@ class CommandProcessor:
         m = self.sim.members.get(name.upper())
         if m is None:
             names = " ".join(sorted(self.sim.members))
-            raise CPError(f"HCP{verb[:3]}2900E", f"{shown(name.upper())} is not a member of the SSI "
-                          f"cluster; members: {names}")
+            raise CPError(f"HCP{verb[:3]}2900E", f"{shown(name.upper())} is not a member of "
+                          f"the SSI cluster; members: {names}")
         return m
 
     def _operator_only(self, issuer: str, verb: str) -> None:
@@ -257,7 +265,7 @@ class CommandProcessor:
             f"STATE={g.state.upper()} MEMBER={g.member}",
         ]
 
-    # -- LOGON / XAUTOLOG / LOGOFF / FORCE ------------------------------------------------------------
+    # -- LOGON / XAUTOLOG / LOGOFF / FORCE -------------------------------------------------------
     def _logon(self, cmd: G.Xautolog | G.Logon, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, cmd.VERB)
         g = self.guest(cmd.userid, "XAU")
@@ -274,21 +282,21 @@ class CommandProcessor:
                                   if c.inline else ""))
         if not self.sim.members[target].up:
             raise CPError("HCPXAU2901E", f"{target} is not up")
-        self.sim._log_on(g, target)
+        self.sim.log_on(g, target)
         users = self._users(target)
         return ["Command accepted", f"AUTO LOGON  ***   {g.userid:<8} USERS = {users}"]
 
     def _logoff(self, cmd: G.Logoff, issuer: str, member: str) -> list[str]:
         g = self.logged_on_guest(cmd.userid if cmd.userid is not None else issuer, "LOG")
         where = g.member
-        self.sim._log_off(g)
+        self.sim.log_off(g)
         return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users(where)}"]
 
     def _force(self, cmd: G.Force, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "FORCE")
         g = self.logged_on_guest(cmd.userid, "FOR")
         where = g.member
-        self.sim._log_off(g)
+        self.sim.log_off(g)
         return [f"USER DSC   LOGOFF AS  {g.userid:<8} USERS = {self._users(where)}  FORCED BY "
                 f"{issuer}"]
 
@@ -363,8 +371,6 @@ class CommandProcessor:
 
     def _vmrelocate(self, cmd: G.VmrelocateMove | G.VmrelocateTest, issuer: str,
                     member: str) -> list[str]:
-        from ._relocation import RelocationOptions, storage_check
-
         self._operator_only(issuer, "VMRELOCATE")
         test = isinstance(cmd, G.VmrelocateTest)
         dest_name = cmd.dest
@@ -432,8 +438,6 @@ class CommandProcessor:
         return []
 
     def _linux(self, cmd: G.Linux, issuer: str, member: str) -> list[str]:
-        from ._units import PAGES_PER_MB
-
         self._operator_only(issuer, "LINUX")
         g = self.guest(cmd.userid, "LNX")
         if cmd.action == "SUSPEND":
@@ -490,8 +494,6 @@ class CommandProcessor:
                  f"on {mv.source}")]
 
     def _vmotion(self, cmd: G.Vmotion, issuer: str, member: str) -> list[str]:
-        from ._storage_vmotion import VMotionOptions
-
         self._operator_only(issuer, "VMOTION")
         svm = self.sim.svm
         target = cmd.datastore
@@ -543,9 +545,6 @@ class CommandProcessor:
                  f"running on {mv.source}")]
 
     def _lpm(self, cmd: G.Lpm, issuer: str, member: str) -> list[str]:
-        from ._lpm import MODEL as LPM_MODEL
-        from ._lpm import LPMOptions, firmware_of
-
         self._operator_only(issuer, "LPM")
         lpm = self.sim.lpm
         dest_name = cmd.dest
@@ -586,8 +585,6 @@ class CommandProcessor:
 
     def _q_islink(self, m: Member) -> list[str]:
         """The ISFC links from this member: CHPIDs, CTCs, capacity factor and relocation rate."""
-        from ._relocation import link_pages_per_s
-
         links = [lk for lk in self.sim.scenario.links if m.name in lk.members]
         if not links:
             return [f"HCPQIS2702I {m.name} has no ISFC links"]
@@ -596,11 +593,11 @@ class CommandProcessor:
             other = next(n for n in lk.members if n != m.name)
             chp = ", ".join(f"{c.gbps} Gbit/s x {c.ctcs} CTC" for c in lk.chpids) or "none"
             mb_s = link_pages_per_s(lk) * 4096 / 1e6
-            out.append(f"Node {other:<8} capacity {lk.capacity_factor:>3}  CHPIDs {len(lk.chpids)}: {chp}"
-                       f"  (relocation about {mb_s:,.0f} MB/s)")
+            out.append(f"Node {other:<8} capacity {lk.capacity_factor:>3}  CHPIDs "
+                       f"{len(lk.chpids)}: {chp}  (relocation about {mb_s:,.0f} MB/s)")
         return out
 
-    # -- HELP ----------------------------------------------------------------------------------------
+    # -- HELP ------------------------------------------------------------------------------------
     def _help(self, cmd: G.Help, issuer: str, member: str) -> list[str]:
         if cmd.topic is None:
             lines = ["Commands (minimum abbreviation in capitals); HELP command gives its syntax:"]

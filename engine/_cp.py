@@ -1,13 +1,9 @@
-"""The CP command language: tokens, minimum abbreviations and CP-style error messages.
-
-One parser serves scenarios, the console, GUI gestures and recorded sessions. A command that
-cannot be parsed raises ``CPError`` carrying CP's message; nothing is changed.
-"""
+"""The CP command language's smallest parts: minimum abbreviations, number operands and
+CP-style error messages (the grammar of each verb is in ``_grammar``)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 
 class CPError(Exception):
@@ -33,59 +29,6 @@ def abbrev(token: str, word: str, minimum: int) -> bool:
     """
     t = token.upper()
     return minimum <= len(t) <= len(word) and word.startswith(t)
-
-
-@dataclass
-class Tokens:
-    """The words of a command, consumed left to right."""
-
-    words: list[str]
-    pos: int = 0
-    verb: str = ""
-
-    @classmethod
-    def of(cls, text: str) -> Tokens:
-        """Split command text into words (CP is case-insensitive; values keep their case)."""
-        return cls(text.split())
-
-    def peek(self) -> str | None:
-        """The next word, or None at the end."""
-        return self.words[self.pos] if self.pos < len(self.words) else None
-
-    def take(self, what: str = "operand") -> str:
-        """The next word; a missing one is CP's 'operand missing' error."""
-        w = self.peek()
-        if w is None:
-            raise CPError(f"HCP{self.verb[:3]}026E", f"Operand missing or invalid ({what})")
-        self.pos += 1
-        return w
-
-    def accept(self, word: str, minimum: int) -> bool:
-        """Consume the next word if it abbreviates ``word``."""
-        w = self.peek()
-        if w is not None and abbrev(w, word, minimum):
-            self.pos += 1
-            return True
-        return False
-
-    def rest(self) -> list[str]:
-        """All remaining words."""
-        r = self.words[self.pos:]
-        self.pos = len(self.words)
-        return r
-
-    def end(self) -> None:
-        """No more words may follow."""
-        w = self.peek()
-        if w is not None:
-            raise CPError(f"HCP{self.verb[:3]}003E", f"Invalid option - {shown(w.upper())}")
-
-    def invalid(self, word: str | None = None) -> CPError:
-        """CP's error for an operand it does not know."""
-        w = word if word is not None else (self.peek() or "")
-        if not w:
-            return CPError(f"HCP{self.verb[:3]}026E", "Operand missing or invalid")
-        return CPError(f"HCP{self.verb[:3]}003E", f"Invalid option - {shown(w.upper())}")
 
 
 def parse_number(text: str, what: str, verb: str, lo: float = 0.0,

@@ -268,7 +268,7 @@ class Send(Command):
     FORM = (Kw("CP", 2), Arg("userid", Name("userid")), Rest("command"))
 
 
-# QUERY and INDICATE --------------------------------------------------------------------------------
+# QUERY and INDICATE -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class QueryAllocPage(Command):
     """``QUERY ALLOC PAGE``: the member's paging space."""
@@ -406,7 +406,7 @@ class Force(Command):
     FORM = (Arg("userid", Name("userid")),)
 
 
-# SET ------------------------------------------------------------------------------------------------
+# SET --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SetReserved(Command):
     """``SET RESERVED [USER] userid pages|size|OFF``: pages the demand scan leaves alone."""

@@ -127,7 +127,7 @@ def uniform(state: np.ndarray) -> float:
 
 @njit(cache=True, nogil=True)
 def geometric_gap(state: np.ndarray, log_q: float) -> int:
-    """Number of pages skipped before the next selected one, each page selected with 1-exp(log_q)."""
+    """Number of pages skipped before the next selected one, each selected with 1-exp(log_q)."""
     if log_q >= 0.0:
         return 0
     if log_q == -np.inf:
@@ -202,7 +202,8 @@ def touch_region(
                     and (write_frac <= 0.0 or write_frac >= 1.0):
                 lap_cost = cost_touch_s * n
                 if lap_cost > 0.0:
-                    laps = int(min((budget_cpu_s - cpu) / lap_cost, (budget_wall_s - wall) / lap_cost))
+                    laps = int(min((budget_cpu_s - cpu) / lap_cost,
+                                   (budget_wall_s - wall) / lap_cost))
                     laps = min(laps, (max_cover - covered) // n)
                     if laps > 0:
                         cpu += lap_cost * laps
@@ -600,7 +601,8 @@ def check_planes(planes: np.ndarray, npages: int) -> int:
             return w
         base = w * 64
         if base + 64 > npages:
-            valid = _ALL if npages - base >= 64 else ((_ONE << np.uint64(max(npages - base, 0))) - _ONE)
+            valid = _ALL if npages - base >= 64 else (
+                (_ONE << np.uint64(max(npages - base, 0))) - _ONE)
             for p in range(planes.shape[1]):
                 if planes[w, p] & ~valid:
                     return w
@@ -659,7 +661,7 @@ def send_pages(
     dst_frames_avail: int,
     out: np.ndarray,
 ) -> None:
-    """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from word ``cursor``.
+    """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from ``cursor``.
 
     A page in source XSTOR or on source DASD is read in to be sent (a DASD read uses one of
     ``dasd_reads_avail``). On the destination the page lands in a frame: a new one, or the frame it

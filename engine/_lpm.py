@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,9 +21,7 @@ from . import _move_kernels as M
 from ._migration import Migration, MoveEngine, MovePass
 from ._state import Guest, Member
 from ._units import PAGES_PER_GB
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
+from ._world import World
 
 
 @dataclass(frozen=True)
@@ -158,7 +155,7 @@ class LPMove(Migration):
 class LPMEngine(MoveEngine[LPMove]):
     """Runs the active LPM operations of a simulation, a step at a time."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: World) -> None:
         super().__init__()
         self.sim = sim
         self._w = np.zeros(M.W_OUT_LEN, dtype=np.int64)

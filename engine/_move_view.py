@@ -7,18 +7,15 @@ run gives the same numbers whether or not anybody looks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from . import _move_kernels as M
+from ._cluster import Cluster
 from ._lpm import LPMove, msp_pages_per_s
 from ._migration import Migration
 from ._pause import PAUSE, Pause
 from ._state import MigrationSnapshot, MovePassSnapshot, PauseSnapshot
 from ._storage_vmotion import MODEL as SVM_MODEL
 from ._storage_vmotion import VMotion, block_s
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
 
 
 @dataclass
@@ -42,7 +39,7 @@ class MoveView:
     events (CP keeps no record of when a guest was stopped).
     """
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Cluster) -> None:
         self.sim = sim
         self._planned: dict[tuple[int, int], int] = {}
         self._seen = 0

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._cluster import Cluster
 from ._config import LessonConfig, ObjectiveConfig
+from ._grammar import VERBS
+from ._relocation import THROTTLE_REASONS
 from ._state import LessonSnapshot, ObjectiveSnapshot
 from ._units import PAGES_PER_GB
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
 
 #: guest states ``guest_state`` can ask for
 GUEST_STATES = ("running", "stopped", "suspended", "logged_on", "logged_off")
@@ -93,7 +93,6 @@ def _ts(t: float) -> str:
 
 def _throttle(key: str) -> str:
     """A throttle ("destination:frames") as a phrase: its side and what it waits for."""
-    from ._relocation import THROTTLE_REASONS
 
     side, _, reason = key.partition(":")
     why = THROTTLE_REASONS.get((side, reason), reason.replace("_", " "))
@@ -176,7 +175,7 @@ class ObjectiveState:
 class LessonTracker:
     """Evaluates a scenario's objectives as the simulation runs; scores and debriefs."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Cluster) -> None:
         self.sim = sim
         sc = sim.scenario
         self.lesson: LessonConfig | None = sc.lesson
@@ -186,7 +185,6 @@ class LessonTracker:
         self.end_reason = ""
         self.ended_s: float | None = None
         self.hints_used: list[tuple[float, int]] = []  # (time, hint index)
-        from ._grammar import VERBS
 
         self._verb_min = dict(VERBS)
 
@@ -221,7 +219,8 @@ class LessonTracker:
         for o in self.objectives:
             out.append(f"{o.cfg.id[:10]:<10} {mark[o.status]:<7} {o.cfg.points:>6g}  {o.cfg.text}")
         s = self.score()
-        state = f"ended at {_ts(self.ended_s)} s" if self.ended else f"ends at {self.end_s:g} s"
+        state = (f"ended at {_ts(self.ended_s)} s" if self.ended and self.ended_s is not None
+                 else f"ends at {self.end_s:g} s")
         out.append(f"Score so far {s['score']:g} of {s['max_score']:g} "
                    f"({len(self.hints_used)} hints used); the lesson {state}")
         return out
@@ -283,7 +282,9 @@ class LessonTracker:
 
     def _moves(self, method: str) -> list[Any]:
         sim = self.sim
-        return {"vmrelocate": sim.reloc.all, "lpm": sim.lpm.all, "vmotion": sim.svm.all}[method]
+        moves: dict[str, list[Any]] = {"vmrelocate": list(sim.reloc.all),
+                                        "lpm": list(sim.lpm.all), "vmotion": list(sim.svm.all)}
+        return moves[method]
 
     def _eval_relocated(self, o: ObjectiveState, t: float) -> None:
         p = o.cfg.params
@@ -356,7 +357,7 @@ class LessonTracker:
         for m in moves[o.seen_moves:]:
             d = m.to_dict()
             if m.state == "done":
-                o.evidence.append((m.t_end, f"{d['guest']} relocated to {m.dest} in "
+                o.evidence.append((m.t_end or t, f"{d['guest']} relocated to {m.dest} in "
                                    f"{d['relocation_s']:.1f} s"))
             else:
                 o.evidence += self._move_evidence(m, d)
@@ -415,8 +416,8 @@ class LessonTracker:
                     o.peak, o.peak_t = pct, t
                 if pct > p["max_pct"] + 1e-9:
                     o.evidence.append((t, f"{volid} on {n} is {pct:.1f} % full"))
-                    self._decide(o, "failed", t, f"{volid} on {n} reached {pct:.1f} % at {_ts(t)} s "
-                                 f"(limit {p['max_pct']:g} %)")
+                    self._decide(o, "failed", t, f"{volid} on {n} reached {pct:.1f} % at "
+                                 f"{_ts(t)} s (limit {p['max_pct']:g} %)")
                     return
         o.detail = f"the fullest volume was {o.peak:.1f} % full" if o.peak >= 0 else "no paging"
 
@@ -439,7 +440,8 @@ class LessonTracker:
         by = p.get("by_s")
         when = f"by {by:g} s" if by is not None else "by the end of the lesson"
         if o.cfg.kind == "relocated":
-            return o.detail or f"{p['guest']} was not moved{' to ' + p['to'] if 'to' in p else ''} {when}"
+            to = " to " + p["to"] if "to" in p else ""
+            return o.detail or f"{p['guest']} was not moved{to} {when}"
         if o.cfg.kind == "central_free":
             best = max(o.peak, 0.0)
             return f"at most {best:.1f} GB was free on {p['member']} (at {_ts(o.peak_t)} s) {when}"

@@ -12,16 +12,15 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from . import _kernels as K
 from ._state import Guest
 from ._units import PAGES_PER_GB, PAGES_PER_MB
 from ._workloads import Workload
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
+from ._world import World
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ class Cleanup:
 class PauseEngine:
     """Suspends, resumes, CP STOP interrupts and logoff cleanups of a simulation."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: World) -> None:
         self.sim = sim
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
@@ -249,7 +248,6 @@ class PauseEngine:
         set: pages CP took while the guest was stopped come back from XSTOR at once and from
         DASD at the volumes' speed; if that takes longer, the answer comes later.
         """
-        from . import _kernels as K
 
         if g.planes is None or g.member is None:
             return PAUSE.request_s
@@ -262,7 +260,7 @@ class PauseEngine:
         K.count_planes(words, counts)
         m = self.sim.members[g.member]
         work = (PAUSE.request_s + int(counts[K.XST]) * 15e-6
-                + int(counts[K.DSD]) * self.sim._dasd_wait_s(m) / max(1, g.cfg.vcpus))
+                + int(counts[K.DSD]) * self.sim.dasd_wait_s(m) / max(1, g.cfg.vcpus))
         return max(PAUSE.tcp_retransmit_s, work)
 
     def interrupts(self, g: Guest, dt: float) -> int:

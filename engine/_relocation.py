@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -18,9 +18,7 @@ from . import _kernels as K
 from ._config import LinkConfig
 from ._state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ._units import PAGES_PER_GB, format_size
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
+from ._world import World
 
 
 @dataclass(frozen=True)
@@ -246,7 +244,7 @@ class Relocation:
 class RelocationEngine:
     """Runs the active relocations of a simulation, a step at a time."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: World) -> None:
         self.sim = sim
         self.all: list[Relocation] = []
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
@@ -586,7 +584,8 @@ class RelocationEngine:
         g.flush_pending()
         g.planes = shadow.planes
         g.new_planes()
-        g.n_cen, g.n_xst, g.n_dsd, g.n_slot = shadow.n_cen, shadow.n_xst, shadow.n_dsd, shadow.n_slot
+        g.n_cen, g.n_xst = shadow.n_cen, shadow.n_xst
+        g.n_dsd, g.n_slot = shadow.n_dsd, shadow.n_slot
         g.member = r.dest
         g.migrate_cursor = 0
         g.reset_steal_hands()
@@ -622,7 +621,8 @@ class RelocationEngine:
             passes, r.send_left if r.active else 0, r.pages_moved, round(rate, 3),
             r.t_quiesce, round(max(q, 0.0), 6),
             tuple(sorted(r.active_throttles.items())),
-            tuple(sorted((k, round(v, 6)) for k, v in r.throttle_s.items())))
+            tuple(sorted((k, round(v, 6)) for k, v in r.throttle_s.items())),
+            r.options.maxquiesce_s)
 
     def incoming_on(self, member: str) -> list[Guest]:
         """Guests arriving on ``member``: their pages already take its frames."""

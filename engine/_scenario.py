@@ -15,8 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ._grammar import VERBS, known_verb, parse_command
-from ._cp import CPError, shown
 from ._config import (
     ChpidConfig,
     DatastoreConfig,
@@ -32,7 +30,8 @@ from ._config import (
     VolumeConfig,
     WorkloadSpec,
 )
-from ._objectives import GUEST_STATES, KINDS, METHODS, default_text
+from ._cp import CPError, shown
+from ._grammar import VERBS, known_verb, parse_command
 from ._limits import (
     MAX_DEPTH,
     MAX_DURATION_S,
@@ -44,6 +43,7 @@ from ._limits import (
     MIN_STEP_S,
     steps_problem,
 )
+from ._objectives import GUEST_STATES, KINDS, METHODS, default_text
 from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, size_to_pages
 from ._workloads import WorkloadError, resolve_params
 
@@ -320,7 +320,8 @@ def parse_toml(text: str, path: str) -> dict[str, Any]:
         raise ScenarioError(path, None, "", "is nested too deeply to read") from None
 
 
-def loads_scenario(text: str, path: str = "<scenario>", digest: str | None = None) -> ScenarioConfig:
+def loads_scenario(text: str, path: str = "<scenario>",
+                   digest: str | None = None) -> ScenarioConfig:
     """Read a scenario from TOML text (see ``load_scenario``)."""
     doc = parse_toml(text, path)
     text = text.removeprefix("\ufeff")
@@ -455,7 +456,8 @@ def _lesson(ctx: _Context, t: Any) -> LessonConfig:
                                 hr.get("cost", float, 5.0, check=_between(0, 1e6, "points"))))
         hr.done()
     les = LessonConfig(
-        id=lid, title=r.get("title", str, ..., check=text), goal=r.get("goal", str, ..., check=text),
+        id=lid, title=r.get("title", str, ..., check=text),
+        goal=r.get("goal", str, ..., check=text),
         briefing=r.get("briefing", str, ..., check=text),
         debrief=r.get("debrief", str, "", ),
         pass_score=r.get("pass_score", float, 0.0, check=_between(0, 1e9, "points")),

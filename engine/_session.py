@@ -6,16 +6,13 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._config import ScenarioConfig, TimelineEntry
 from ._cp import CPError
 from ._grammar import parse_command
-from ._scenario import ScenarioError
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
-
+from ._scenario import ScenarioError, _Context, _Reader, _shape_problem
+from ._sim import Simulation
 
 #: Characters written as escapes in a TOML basic string: the quote, the backslash, the control
 #: characters TOML forbids raw (C0 but tab, DEL), C1, the bidi controls and line separators
@@ -121,7 +118,6 @@ def _surrogate_hint(text: str, error: str) -> str:
 
 def load_session(path: str | Path) -> Session:
     """Read a session file; a ``ScenarioError`` names the file, line and field when it is bad."""
-    from ._scenario import _Context, _Reader, _shape_problem
 
     p = Path(path)
     try:
@@ -185,8 +181,6 @@ def apply_session(sim: Simulation, session: Session) -> None:
 
 def grade_session(scenario: ScenarioConfig, session: Session) -> dict[str, Any]:
     """Replay a session in its lesson to the lesson's end; the debrief with its score."""
-    from ._sim import Simulation
-
     if scenario.lesson is None and not scenario.objectives:
         raise ScenarioError(scenario.path, None, "", "has no objectives to grade against")
     sim = Simulation(scenario)

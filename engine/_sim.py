@@ -10,14 +10,20 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import _kernels as K
+from ._commands import CommandProcessor
 from ._config import ScenarioConfig, TimelineEntry
 from ._grammar import Command
+from ._lpm import LPMEngine
+from ._move_view import MoveView
+from ._objectives import LessonTracker
+from ._pause import PAUSE, PauseEngine
+from ._relocation import RelocationEngine
 from ._state import (
     DISPATCH,
     DORMANT,
@@ -32,6 +38,8 @@ from ._state import (
     MemberSnapshot,
     Snapshot,
 )
+from ._storage_vmotion import StorageVMotionEngine
+from ._world import CPResponse, Event
 
 # CPU cost of CP's own paging work, charged to the member (seconds per page).
 CP_CPU_PER_PAGE_S = 4e-6
@@ -45,39 +53,6 @@ NEW_PAGE_S = 1.5e-6
 XSTOR_FREE_TARGET = 0.05
 # A paging episode of a guest ends after this long without page-outs (seconds).
 EPISODE_GAP_S = 30.0
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something that happened at a simulated time, for logs, the store and viewers."""
-
-    t_s: float
-    seq: int
-    kind: str
-    member: str | None
-    userid: str | None
-    message: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class CPResponse:
-    """CP's answer to a command: the lines it printed, a return code (0 = success) and the
-    typed command it answers (None when the text could not be parsed)."""
-
-    lines: list[str]
-    rc: int = 0
-    command: Command | None = field(default=None, compare=False)
-
-    @property
-    def ok(self) -> bool:
-        """True when the command was accepted."""
-        return self.rc == 0
-
-    @property
-    def text(self) -> str:
-        """The lines as one block of text."""
-        return "\n".join(self.lines)
 
 
 @dataclass(frozen=True)
@@ -130,11 +105,6 @@ class Simulation:
         self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
         self._mig_out = np.zeros(3, dtype=np.int64)
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
-        from ._commands import CommandProcessor
-        from ._lpm import LPMEngine
-        from ._pause import PauseEngine
-        from ._relocation import RelocationEngine
-        from ._storage_vmotion import StorageVMotionEngine
 
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self)
@@ -142,17 +112,15 @@ class Simulation:
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self)
         self.lpm = LPMEngine(self)
-        from ._objectives import LessonTracker
-
         #: the lesson's objectives, score and debrief (None: the scenario has no objectives)
         self.lesson: LessonTracker | None = LessonTracker(self) if scenario.objectives else None
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
         #: apply references to wholly resident regions lazily (same distribution, far faster)
         self.defer_touches = True
         self.stolen_from_incoming = 0
-        for g in self.guests.values():
-            if g.cfg.logged_on:
-                self._log_on(g, g.home, announce=False)
+        for guest in self.guests.values():
+            if guest.cfg.logged_on:
+                self.log_on(guest, guest.home, announce=False)
         self._take_sample()
 
     # -- clock -------------------------------------------------------------------------------
@@ -304,12 +272,12 @@ class Simulation:
         return ev
 
     # -- logon / logoff -----------------------------------------------------------------------
-    def _log_on(self, g: Guest, member: str, announce: bool = True) -> None:
+    def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
         g.log_on(member)
         if announce:
             self.emit("LOGON", member, g.userid, f"{g.userid} logged on at {member}")
 
-    def _log_off(self, g: Guest) -> None:
+    def log_off(self, g: Guest) -> None:
         r = self.reloc.of(g.userid)
         if r is not None:
             self.reloc.cancel(r, f"Relocation of {g.userid} cancelled: the guest logged off",
@@ -339,7 +307,7 @@ class Simulation:
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
         alloc = self._allocate_cpu(m, runnable, dt)
         io_left = self.io_left[m.name]
-        wait = self._dasd_wait_s(m)
+        wait = self.dasd_wait_s(m)
         for g in guests:
             if g.state == STOPPED:
                 self._interrupts(m, g, dt, wait, io_left)
@@ -445,7 +413,7 @@ class Simulation:
             open_ = [g for g in open_ if g not in done]
         return alloc
 
-    def _dasd_wait_s(self, m: Member) -> float:
+    def dasd_wait_s(self, m: Member) -> float:
         """How long a virtual CPU waits for a DASD page fault, queueing included."""
         vols = m.cfg.volumes
         if not vols:
@@ -491,14 +459,14 @@ class Simulation:
                 if not (r.lo <= cur[0] < r.hi):
                     cur[0], cur[1] = r.lo, -1
                 write = 1 if r.write_frac >= 1.0 else 0
-                pend = g.pending_seq.get(key)
-                if pend is not None and pend[2] != write:
+                walk = g.pending_seq.get(key)
+                if walk is not None and walk[2] != write:
                     g.flush_pending()
-                    pend = None
-                if pend is None:
+                    walk = None
+                if walk is None:
                     g.pending_seq[key] = [cur[0], touches, write]
                 else:
-                    pend[1] = min(pend[1] + touches, 2 * n)
+                    walk[1] = min(walk[1] + touches, 2 * n)
                 cur[0] = r.lo + (cur[0] - r.lo + touches) % n
                 units += touches * r.units_per_touch
                 cpu_used += touches * r.cpu_s_per_touch / speed
@@ -552,8 +520,6 @@ class Simulation:
         n = self.pause.interrupts(g, dt)
         if n <= 0 or g.planes is None:
             return
-        from ._pause import PAUSE
-
         g.scheduled += n
         wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload
         hi = max(1, min(g.npages, wl.working_set_pages() or 256))
@@ -592,7 +558,7 @@ class Simulation:
         if part <= 1e-9:
             return
         m = self.members[g.member]
-        self._run_guest(m, g, part, g.cpu_rate * part, self._dasd_wait_s(m),
+        self._run_guest(m, g, part, g.cpu_rate * part, self.dasd_wait_s(m),
                         self.io_left[m.name])
         g.ran_s += part
 
@@ -611,7 +577,6 @@ class Simulation:
                   if g.n_cen > g.set_reserved and g is not protect]
         got = 0
         passes = [(c, False) for c in (0, 0, 1, 1, 2, 2)] + [(c, True) for c in (0, 1, 2)]
-        out = self._steal_out
         for cls, take_ref in passes:
             need = want - got
             if need <= 0:
@@ -807,8 +772,6 @@ class Simulation:
                           g.n_dsd, g.workload.describe(), round(g.units_step, 6), g.workload.unit)
             for g in (self.guests[u] for u in sorted(self.guests))
         )
-        from ._move_view import MoveView
-
         view: MoveView | None = getattr(self, "_move_view", None)
         if view is None:  # made at the first snapshot: a run nobody looks at never needs it
             view = self._move_view = MoveView(self)
@@ -819,7 +782,7 @@ class Simulation:
 
     # -- checks ----------------------------------------------------------------------------------
     def verify(self) -> list[str]:
-        """Check every invariant against the bit-planes; return the broken ones (empty: all hold)."""
+        """Check every invariant against the bit-planes; the broken ones (empty: all hold)."""
         problems: list[str] = []
         counts = np.zeros(K.NPLANES, dtype=np.int64)
         per_member: dict[str, list[int]] = {n: [0, 0, 0] for n in self.members}

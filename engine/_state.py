@@ -268,7 +268,8 @@ class Member:
         out = []
         left = self.slots_used
         for i, v in enumerate(self.cfg.volumes):
-            share = left if i == len(self.cfg.volumes) - 1 else round(self.slots_used * v.slots / total)
+            last = i == len(self.cfg.volumes) - 1
+            share = left if last else round(self.slots_used * v.slots / total)
             share = min(share, v.slots, left)
             left -= share
             out.append((v.volid, v.rdev, v.slots, share))
@@ -371,6 +372,7 @@ class RelocationSnapshot:
     quiesce_s: float  # so far (or in all, once done)
     active_throttles: tuple[tuple[str, float], ...]  # ("side:reason", since when)
     throttle_s: tuple[tuple[str, float], ...]  # seconds by reason, ended throttles
+    maxquiesce_s: float | None = None  # the MAXQUIESCE limit in seconds (None: NOLIMIT)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,9 +18,7 @@ from . import _move_kernels as M
 from ._config import DatastoreConfig, DiskConfig
 from ._migration import Migration, MoveEngine, MovePass
 from ._state import Guest
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
+from ._world import World
 
 METHODS = ("SNAPSHOT", "DBT", "INCDBT", "MIRROR")
 
@@ -134,7 +131,7 @@ class VMotion(Migration):
 class StorageVMotionEngine(MoveEngine[VMotion]):
     """Runs the active Storage vMotions of a simulation, a step at a time."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: World) -> None:
         super().__init__()
         self.sim = sim
         #: the datastore each guest's virtual disk is on now

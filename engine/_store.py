@@ -236,7 +236,8 @@ class RunStore:
         cols = ("seq", "t_s", "kind", "member", "userid", "message", "data_json")
         return self._rows("events", cols, run_id, "seq")
 
-    def _rows(self, table: str, cols: Iterable[str], run_id: int, order: str) -> list[dict[str, Any]]:
+    def _rows(self, table: str, cols: Iterable[str], run_id: int,
+              order: str) -> list[dict[str, Any]]:
         cols = tuple(cols)
         cur = self.db.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE run_id = ? "
                               f"ORDER BY {order}", (run_id,))

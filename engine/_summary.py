@@ -7,12 +7,11 @@ give byte-identical JSON.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._objectives import format_debrief
+from ._sim import Simulation
 from ._units import PAGES_PER_GB
-
-if TYPE_CHECKING:
-    from ._sim import Simulation
 
 
 def _pct(used: int, total: int) -> float:
@@ -146,8 +145,9 @@ def format_summary(s: dict[str, Any]) -> str:
             what = f"{r['guest']} {r['source']}->{r['destination']}"
             thr = ", ".join(f"{k} {v:.1f}" for k, v in sorted(
                 r["throttle_s"].items(), key=lambda kv: -kv[1]) if v >= 0.05) or "-"
-            out.append(f"{what:<27} {r['result'][:19]:<19} {r['passes']:>6}  {r['pages_moved']:>11,}"
-                       f"  {r['quiesce_s']:>9.2f}  {r['relocation_s']:>7.2f}  {thr}")
+            out.append(f"{what:<27} {r['result'][:19]:<19} {r['passes']:>6}  "
+                       f"{r['pages_moved']:>11,}  {r['quiesce_s']:>9.2f}  "
+                       f"{r['relocation_s']:>7.2f}  {thr}")
     mig = s.get("migrations", [])
     if mig:
         out.append("")
@@ -166,7 +166,6 @@ def format_summary(s: dict[str, Any]) -> str:
             f"{g['userid']} (t={min(g['first_pageout_s'].values()):.0f}s)"
             for g in sorted(paged, key=lambda g: min(g["first_pageout_s"].values()))))
     if "objectives" in s:
-        from ._objectives import format_debrief
 
         out += ["", format_debrief(s["objectives"])]
     return "\n".join(out)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ._bundled import bundled_dir
 from ._scenario import load_scenario
 from ._sim import Simulation
 
@@ -44,7 +44,7 @@ LGR_CASES = (
 
 def reference_path(name: str) -> Path:
     """A bundled reference scenario."""
-    return Path(str(resources.files("ssisim.scenarios").joinpath(name)))
+    return bundled_dir() / name
 
 
 def _run(name: str) -> Simulation:
@@ -112,7 +112,8 @@ def validate_series() -> list[dict[str, Any]]:
                              None, rule="all four relocated"))
             continue
         ok, r2 = _uniform([g for g, _ in got], [r[measure] for _, r in got])
-        rows.append(_row("idle guests of 2, 40, 100, 256 GB", measure + " grows uniformly with size",
+        rows.append(_row("idle guests of 2, 40, 100, 256 GB",
+                         measure + " grows uniformly with size",
                          1, round(r2, 4), ok, None,
                          rule="rises with size; straight-line fit R^2 >= 0.95 (simulated: R^2)"))
         rows[-1]["series"] = {str(g): r[measure] for g, r in got}

@@ -68,7 +68,8 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "doc": "random changer (PFAULT-like): changes pages of a fraction of storage at random",
         "params": {
             "fraction": Param(0.25, "fraction", "share of guest storage it changes", 0.0, 1.0),
-            "rate_pages_s": Param(1_000_000, "pages/s", "pages changed per second", 0, MAX_PAGE_RATE),
+            "rate_pages_s": Param(1_000_000, "pages/s", "pages changed per second", 0,
+                                  MAX_PAGE_RATE),
             "cpu_us_per_page": Param(1.0, "us", "CPU per page changed", 0.001, 1e6),
         },
     },
@@ -81,7 +82,8 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
             "cpu_ms_per_request": Param(10, "ms", "CPU per request", 0, 1e6),
             "pages_per_request": Param(100, "pages", "page references per request", 1, 1e7),
             "write_frac": Param(0.3, "fraction", "share of references that change", 0, 1),
-            "net_interrupts_per_s": Param(20, "1/s", "network and heartbeat interrupts", 0, MAX_REQUEST_RATE),
+            "net_interrupts_per_s": Param(20, "1/s", "network and heartbeat interrupts", 0,
+                                          MAX_REQUEST_RATE),
             **_TX_COMMON,
         },
     },
@@ -259,7 +261,8 @@ class Workload:
         if self.kind == "none":
             return 0.0
         if self.kind == "idle":
-            return min(cap, p["cpu_ms_per_s"] / 1000.0 * dt + p["refs_per_s"] * dt * FAULT_ALLOWANCE_S)
+            return min(cap, p["cpu_ms_per_s"] / 1000.0 * dt
+                       + p["refs_per_s"] * dt * FAULT_ALLOWANCE_S)
         if self.kind == "seqtouch":
             rate = p["rate_pages_s"]
             per = p["cpu_us_per_page"] * 1e-6 + FAULT_ALLOWANCE_S
@@ -305,7 +308,8 @@ class Workload:
             cpu = reqs * p["cpu_ms_per_request"] / 1000.0
             hot = max(1, int(wss * p["hot_fraction"])) if p["hot_fraction"] > 0 else 0
             hs = p["hot_share"] if hot > 0 else 0.0
-            plans.append(_random_region(0, hot, refs * hs, p["write_frac"], cpu * hs, reqs * hs, hs))
+            plans.append(_random_region(0, hot, refs * hs, p["write_frac"], cpu * hs, reqs * hs,
+                                        hs))
             plans.append(_random_region(hot, wss, refs * (1 - hs), p["write_frac"],
                                         cpu * (1 - hs), reqs * (1 - hs), 1 - hs))
         return [r for r in plans if r is not None and r.hi > r.lo]

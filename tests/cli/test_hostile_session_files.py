@@ -12,9 +12,9 @@ import csv
 from pathlib import Path
 
 import pytest
-from ssisim.engine import Simulation, load_scenario, record_session, session_text
 
 from ssisim.cli import main, resolve_lesson
+from ssisim.engine import Simulation, load_scenario, record_session, session_text
 
 REPRO = Path(__file__).parent / "repro"
 OLD_SESSION = REPRO / "D09-session-emoji.session.toml"

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ssisim.engine import RunStore
-from ssisim.engine._store import GUEST_COLUMNS, MEMBER_COLUMNS
 
 from ssisim import __version__
 from ssisim.cli import main
+from ssisim.engine import RunStore
+from ssisim.engine._store import GUEST_COLUMNS, MEMBER_COLUMNS
 
 NO_RELOCATION = """\
 version = 1

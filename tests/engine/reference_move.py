@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from reference import Rng
+
 from ssisim.engine import _move_kernels as M
 
 

@@ -23,7 +23,8 @@ def sim(demo_path):
 
 def state(sim):
     snap = sim.snapshot()
-    return (snap.members, snap.guests, {u: (g.set_reserved, g.share) for u, g in sim.guests.items()})
+    return (snap.members, snap.guests,
+            {u: (g.set_reserved, g.share) for u, g in sim.guests.items()})
 
 
 @pytest.mark.parametrize("text", ["Q ALLOC PAGE", "QUERY ALLOC PAGE", "q alloc page"])

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from fuzz_profile import examples, is_long
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

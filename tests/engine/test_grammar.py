@@ -6,10 +6,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from conftest import guest, member, world
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from conftest import guest, member, world
 
 from ssisim.engine import (
     WORKLOAD_TYPES,

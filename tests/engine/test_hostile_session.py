@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+from ssisim.cli import resolve_lesson
 from ssisim.engine import (
     ScenarioConfig,
     Simulation,
@@ -23,8 +25,6 @@ from ssisim.engine import (
     session_text,
 )
 from ssisim.engine._session import toml_string
-
-from ssisim.cli import resolve_lesson
 
 _LESSON: list[ScenarioConfig] = []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from ssisim.engine import Simulation, build_summary, loads_scenario
 from ssisim.engine._lpm import LPMOptions, threads_per_msp
 from ssisim.engine._units import PAGES_PER_GB
@@ -36,7 +37,12 @@ userid = "OLTP"
 member = "ESX1"
 storage = "1G"
 workload = {{ type = "idle" }}
-disk = {{ size_gb = {size_gb}, datastore = "SRC", read_iops = {read_iops}, write_iops = {write_iops}, pattern = "{pattern}" }}
+[guest.disk]
+size_gb = {size_gb}
+datastore = "SRC"
+read_iops = {read_iops}
+write_iops = {write_iops}
+pattern = "{pattern}"
 """
     return Simulation(loads_scenario(text))
 

@@ -8,6 +8,7 @@ import reference_move as RM
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import Rng
+
 from ssisim.engine import _move_kernels as M
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

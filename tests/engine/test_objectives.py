@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from ssisim.engine import (
     VERBS,
     ScenarioError,
@@ -269,7 +270,8 @@ def test_a_session_file_replays_to_the_same_score(tmp_path):
 def test_a_session_of_another_lesson_is_refused(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text('format = "ssisim-session"\nversion = 1\nlesson = "other"\n')
-    with pytest.raises(ScenarioError, match="s.toml:3: lesson: this session was recorded in .other., not in the lesson .unit."):
+    with pytest.raises(ScenarioError, match="s.toml:3: lesson: this session was recorded in "
+                                            ".other., not in the lesson .unit."):
         apply_session(Simulation(scenario(RELOCATED)), load_session(path))
 
 

@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+
+from ssisim.cli import bundled_dir
 from ssisim.engine import (
     Simulation,
     TimelineEntry,
@@ -15,8 +17,6 @@ from ssisim.engine import (
     loads_scenario,
 )
 from ssisim.engine._units import PAGES_PER_GB
-
-from ssisim.cli import bundled_dir
 
 LESSON = bundled_dir() / "lessons" / "08-2tb-guest.toml"
 SOLUTIONS = Path(__file__).parent / "solutions"

@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from ssisim.engine import Simulation, TimelineEntry, grade_session, load_scenario, load_session
 
 from ssisim.cli import bundled_dir
+from ssisim.engine import Simulation, TimelineEntry, grade_session, load_scenario, load_session
 
 LESSON = bundled_dir() / "lessons" / "10-compare-migrations.toml"
 SOLUTIONS = Path(__file__).parent / "solutions"

@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+
+from ssisim.cli import bundled_dir
 from ssisim.engine import (
     Session,
     Simulation,
@@ -14,8 +16,6 @@ from ssisim.engine import (
     load_scenario,
     load_session,
 )
-
-from ssisim.cli import bundled_dir
 
 LESSON = bundled_dir() / "lessons" / "09-paging-space.toml"
 SOLUTIONS = Path(__file__).parent / "solutions"

@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+
+from ssisim.cli import bundled_dir
 from ssisim.engine import (
     Session,
     Simulation,
@@ -15,8 +17,6 @@ from ssisim.engine import (
     load_session,
 )
 from ssisim.engine._units import PAGES_PER_GB
-
-from ssisim.cli import bundled_dir
 
 LESSON = bundled_dir() / "lessons" / "07-shift-work.toml"
 SOLUTIONS = Path(__file__).parent / "solutions"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from ssisim.cli import bundled_dir
 from ssisim.engine import (
     Simulation,

@@ -37,7 +37,7 @@ def scenario_fingerprints() -> dict[str, str]:
 
 
 def lesson_fingerprints() -> dict[str, str]:
-    """Each reference solution (and wrong approach) graded in its lesson: a digest of the debrief."""
+    """Each reference solution (and wrong approach) graded in its lesson: its debrief's digest."""
     from ssisim.cli import bundled_dir
     from ssisim.engine import grade_session, load_scenario, load_session
 

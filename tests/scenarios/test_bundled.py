@@ -15,7 +15,12 @@ def test_the_bundle_has_the_demo_and_an_overcommit_scenario():
     assert {"demo", "overcommit"} <= names
 
 
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: str(p.relative_to(bundled_dir())))
+# the pausing and 2 TB scenarios take several seconds each: `make test-fast` leaves them out
+RUNS = [pytest.param(p, marks=pytest.mark.slow) if p.parent.name in ("pause", "large") else p
+        for p in SCENARIOS]
+
+
+@pytest.mark.parametrize("path", RUNS, ids=lambda p: str(p.relative_to(bundled_dir())))
 def test_bundled_scenario_runs(path):
     sc = load_scenario(path)
     sim = Simulation(sc)

@@ -48,7 +48,8 @@ def mutate(text: str, op: str, at: int, pick: int, value: str) -> str:
     lines = text.split("\n")
     i = at % len(lines)
     if op == "value":
-        keyed = [n for n, line in enumerate(lines) if "=" in line and not line.lstrip().startswith("#")]
+        keyed = [n for n, line in enumerate(lines)
+                 if "=" in line and not line.lstrip().startswith("#")]
         if keyed:
             n = keyed[at % len(keyed)]
             key = lines[n].split("=", 1)[0]

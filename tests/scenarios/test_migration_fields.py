@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from ssisim.engine import ScenarioError, loads_scenario
 
 BASE = """\

@@ -181,7 +181,8 @@ def test_unknown_workload_parameter_next_to_a_valid_one() -> None:
 
 
 def test_out_of_range_workload_parameter() -> None:
-    text = MINIMAL + "\n[guest.workload]\ntype = \"randchange\"\nrate_pages_s = 500\nfraction = 1.5\n"
+    text = (MINIMAL + "\n[guest.workload]\ntype = \"randchange\"\nrate_pages_s = 500\n"
+            "fraction = 1.5\n")
     line, field, msg = error_of(text)
     assert line == line_of(text, "fraction = 1.5")
     assert field.endswith(".workload.fraction")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ssisim.cli import main
 
 
+@pytest.mark.slow
 def test_validate_holds_and_reports_published_against_simulated(capsys):
     rc = main(["validate", "--json", "-"])
     out = capsys.readouterr().out
