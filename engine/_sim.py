@@ -22,16 +22,14 @@ from ._grammar import Command
 from ._lpm import LPMEngine
 from ._move_view import MoveView
 from ._objectives import LessonTracker
+from ._paging import Pager, dasd_wait_s
 from ._pause import PAUSE, PauseEngine
 from ._relocation import RelocationEngine
+from ._scheduler import allocate_cpu, schedule_states
 from ._state import (
     DISPATCH,
     DORMANT,
-    ELIGIBLE,
-    QUIESCED,
-    STATE_CLASS,
     STOPPED,
-    SUSPENDED,
     Guest,
     GuestSnapshot,
     Member,
@@ -102,12 +100,11 @@ class Simulation:
         self._last_sample_t = 0.0
         self._rotate = 0
         self._touch_out = np.zeros(K.T_OUT_LEN, dtype=np.float64)
-        self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
-        self._mig_out = np.zeros(3, dtype=np.int64)
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
 
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self)
+        self.pager = Pager(self, self.reloc.incoming_on)
         self.pause = PauseEngine(self)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self)
@@ -303,9 +300,9 @@ class Simulation:
     # -- one member, one step ------------------------------------------------------------------
     def _step_member(self, m: Member, dt: float) -> None:
         guests = self.guests_on(m.name)
-        self._schedule_states(m, guests)
+        schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
-        alloc = self._allocate_cpu(m, runnable, dt)
+        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0))
         io_left = self.io_left[m.name]
         wait = self.dasd_wait_s(m)
         for g in guests:
@@ -313,7 +310,7 @@ class Simulation:
                 self._interrupts(m, g, dt, wait, io_left)
         before = m.counters.as_tuple()
         if m.free_frames < m.free_low:
-            self._steal(m, m.free_high - m.free_frames, io_left)
+            self.pager.steal(m, m.free_high - m.free_frames, io_left)
         if runnable:
             k = self._rotate % len(runnable)
             order = runnable[k:] + runnable[:k]
@@ -329,9 +326,10 @@ class Simulation:
             g.cpu_rate = alloc.get(g.userid, 0.0) / dt
         self._rotate += 1
         if m.free_frames < m.free_high:
-            self._steal(m, m.free_high - m.free_frames, io_left)
+            self.pager.steal(m, m.free_high - m.free_frames, io_left)
         if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * XSTOR_FREE_TARGET:
-            self._migrate(m, int(m.cfg.xstor_pages * 2 * XSTOR_FREE_TARGET) - m.xstor_free, io_left)
+            target = int(m.cfg.xstor_pages * 2 * XSTOR_FREE_TARGET)
+            self.pager.migrate(m, target - m.xstor_free, io_left)
         cap = m.io_capacity_s * dt
         m.io_util = 0.0 if cap <= 0 else 1.0 - io_left[0] / cap
         after = m.counters.as_tuple()
@@ -344,82 +342,9 @@ class Simulation:
         for g in guests:
             self._note_guest(m, g)
 
-    def _schedule_states(self, m: Member, guests: list[Guest]) -> None:
-        """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
-        limit = m.frames * m.cfg.storbuf_pct / 100.0
-        busy = [g for g in guests if g.workload.busy() and not g.stopped_by]
-        # guests already dispatched keep their place; then the longest waiting are admitted
-        busy.sort(key=lambda g: (g.state != DISPATCH, g.state != ELIGIBLE,
-                                 g.eligible_since or 0.0, g.userid))
-        total = 0.0
-        admitted = set()
-        for g in busy:
-            ws = min(g.workload.working_set_pages(), g.npages)
-            if total == 0.0 or total + ws <= limit:
-                admitted.add(g.userid)
-                total += ws
-        for g in guests:
-            if "stop" in g.stopped_by:
-                new = STOPPED
-            elif g.stopped_by:
-                new = QUIESCED
-            elif g.linux == "suspended":
-                new = SUSPENDED
-            elif not g.workload.busy():
-                new = DORMANT
-            elif g.userid in admitted:
-                new = DISPATCH
-            else:
-                new = ELIGIBLE
-            if new != g.state:
-                old = g.state
-                g.state = new
-                g.eligible_since = self.t if new == ELIGIBLE else None
-                self.emit("STATE", m.name, g.userid, f"{g.userid} {old} -> {new}",
-                          {"from": old, "to": new})
-
-    def _allocate_cpu(self, m: Member, guests: list[Guest], dt: float) -> dict[str, float]:
-        """Share the member's CPU by SHARE (water-filling: nobody gets more than it asks)."""
-        # relocation is system work: CP serves it before any guest
-        cap = max(0.0, m.cfg.cpus * dt - self.reloc.cpu_s.get(m.name, 0.0))
-        demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
-        alloc = {u: 0.0 for u in demand}
-        for g in guests:  # ABSOLUTE shares first: a fixed part of the member
-            if g.share_absolute:
-                a = min(demand[g.userid], cap * g.share / 100.0)
-                alloc[g.userid] = a
-                cap -= a
-        open_ = [g for g in guests if not g.share_absolute and demand[g.userid] > 0]
-        cap = max(cap, 0.0)
-        while open_ and cap > 1e-12:
-            weight = sum(g.share for g in open_)
-            if weight <= 0:
-                break
-            done = []
-            spent = 0.0
-            for g in open_:
-                give = cap * g.share / weight
-                need = demand[g.userid] - alloc[g.userid]
-                if give >= need:
-                    alloc[g.userid] += need
-                    spent += need
-                    done.append(g)
-                else:
-                    alloc[g.userid] += give
-                    spent += give
-            cap -= spent
-            if not done:
-                break
-            open_ = [g for g in open_ if g not in done]
-        return alloc
-
     def dasd_wait_s(self, m: Member) -> float:
         """How long a virtual CPU waits for a DASD page fault, queueing included."""
-        vols = m.cfg.volumes
-        if not vols:
-            return 0.01
-        svc = sum(v.service_ms for v in vols) / len(vols) / 1000.0
-        return svc / max(0.05, 1.0 - m.io_util)
+        return dasd_wait_s(m)
 
     def _run_guest(self, m: Member, g: Guest, dt: float, cpu_s: float, wait: float,
                    io_left: list[float]) -> None:
@@ -505,7 +430,7 @@ class Simulation:
                     g.settled[key] = g.page_gen
                 if stop != K.STOP_FRAMES:
                     break
-                if self._steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
+                if self.pager.steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
                     break
         g.units_acc += units
         g.units_total += units
@@ -561,157 +486,6 @@ class Simulation:
         self._run_guest(m, g, part, g.cpu_rate * part, self.dasd_wait_s(m),
                         self.io_left[m.name])
         g.ran_s += part
-
-    # -- paging ----------------------------------------------------------------------------------
-    def _steal(self, m: Member, want: int, io_left: list[float],
-               protect: Guest | None = None) -> int:
-        """CP's demand scan: free up to ``want`` frames, dormant guests first.
-
-        Pages referenced since the last visit get a second chance; reserved pages (SET RESERVED)
-        are protected. Order: dormant, eligible, dispatch list, two clock passes each; only then
-        are referenced pages taken, in the same order.
-        """
-        if want <= 0:
-            return 0
-        guests = [g for g in self.guests_on(m.name) + self.reloc.incoming_on(m.name)
-                  if g.n_cen > g.set_reserved and g is not protect]
-        got = 0
-        passes = [(c, False) for c in (0, 0, 1, 1, 2, 2)] + [(c, True) for c in (0, 1, 2)]
-        for cls, take_ref in passes:
-            need = want - got
-            if need <= 0:
-                break
-            cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls
-                     and g.n_cen > g.set_reserved]
-            if not cands:
-                continue
-            total = sum(g.n_cen - g.set_reserved for g in cands)
-            for g in cands:
-                avail = g.n_cen - g.set_reserved
-                share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
-                if share <= 0:
-                    continue
-                n, blocked = self._steal_from(m, g, share, take_ref, io_left)
-                got += n
-                if blocked:
-                    self._note_blocked(m)
-                    return got
-                if got >= want:
-                    return got
-        return got
-
-    def _steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,
-                    io_left: list[float]) -> tuple[int, bool]:
-        """Take up to ``want`` pages of one guest, a share from each slice of its storage."""
-        assert g.planes is not None
-        g.flush_pending()
-        out = self._steal_out
-        k = len(g.steal_cursors)
-        got = 0
-        blocked = False
-        # slices with nothing to give leave their share to the others in the next round
-        # at least 1024 pages a slice: a small steal visits a few slices, the next steal the
-        # following ones, so the cost stays with the pages taken
-        quota = max(1024, math.ceil(want / k))
-        round_got = 0
-        for j in range(k * k):
-            i = (g.steal_slice + j) % k
-            if got >= want or blocked:
-                break
-            if j and j % k == 0:
-                if round_got == 0:
-                    break
-                round_got = 0
-                quota = max(1024, math.ceil((want - got) / k))
-            w0, w1 = g.steal_slice_bounds(i)
-            K.steal_pages(g.planes, g.steal_cursors[i], min(quota, want - got), take_ref,
-                          m.xstor_free, int(io_left[0]), m.slots_free, out, w0, w1)
-            g.steal_cursors[i] = int(out[K.S_CURSOR])
-            to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
-            alloc, rel = int(out[3]), int(out[4])
-            n = to_x + to_dw + to_dc
-            got += n
-            round_got += n
-            g.n_cen -= n
-            g.n_xst += to_x
-            g.n_dsd += to_dw + to_dc
-            g.n_slot += alloc - rel
-            m.resident -= n
-            m.xstor_used += to_x
-            m.slots_used += alloc - rel
-            io_left[0] -= to_dw
-            for c in (g.counters, m.counters):
-                c.xstor_out += to_x
-                c.dasd_out += to_dw
-                c.dasd_clean += to_dc
-            if n:
-                if g.state == "incoming":
-                    self.stolen_from_incoming += n
-                self._note_pageout(m, g, to_x, to_dw + to_dc)
-            if int(out[K.S_BLOCKED]):
-                blocked = True
-        g.steal_slice = (g.steal_slice + max(1, min(j, k))) % k
-        if got:
-            g.page_gen += 1
-        return got, blocked
-
-    def _migrate(self, m: Member, want: int, io_left: list[float]) -> int:
-        """Move aged XSTOR pages on to DASD, dormant guests' first."""
-        if want <= 0:
-            return 0
-        guests = [g for g in self.guests_on(m.name) + self.reloc.incoming_on(m.name)
-                  if g.n_xst > 0]
-        guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.userid))
-        moved = 0
-        out = self._mig_out
-        for cls in (0, 1, 2):
-            cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls]
-            total = sum(g.n_xst for g in cands)
-            for g in cands:
-                need = want - moved
-                if need <= 0:
-                    return moved
-                share = min(g.n_xst, max(1, math.ceil(need * g.n_xst / max(total, 1))))
-                assert g.planes is not None
-                K.migrate_xstor(g.planes, g.migrate_cursor, share, int(io_left[0]),
-                                m.slots_free, out)
-                n = int(out[0])
-                g.migrate_cursor = int(out[1])
-                g.n_xst -= n
-                g.n_dsd += n
-                g.n_slot += n
-                m.xstor_used -= n
-                m.slots_used += n
-                io_left[0] -= n
-                moved += n
-                for c in (g.counters, m.counters):
-                    c.migrated += n
-                    c.dasd_out += n
-                if n:
-                    self._note_pageout(m, g, 0, n)
-                if int(out[2]):
-                    self._note_blocked(m)
-                    return moved
-        return moved
-
-    def _note_pageout(self, m: Member, g: Guest, to_xstor: int, to_dasd: int) -> None:
-        for tier, n in (("xstor", to_xstor), ("dasd", to_dasd)):
-            if n and tier not in g.first_out:
-                g.first_out[tier] = self.t
-                self.emit("PAGEOUT_FIRST", m.name, g.userid,
-                          f"{g.userid}: first pages moved to {tier.upper()}", {"tier": tier})
-        if g.episode_start is None:
-            g.episode_start = self.t
-            g.episode_pages = 0
-            self.emit("PAGEOUT_START", m.name, g.userid, f"{g.userid} is losing pages")
-        g.episode_pages += to_xstor + to_dasd
-        g.episode_last_out = self.t
-
-    def _note_blocked(self, m: Member) -> None:
-        if m.slots_free <= 0 and not m.dasd_full_reported:
-            m.dasd_full_reported = True
-            self.emit("PAGING_FULL", m.name, None,
-                      f"{m.name}: all {m.cfg.slots} paging slots are in use")
 
     def _note_member(self, m: Member) -> None:
         m.peak["central"] = max(m.peak["central"], m.resident)
