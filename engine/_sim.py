@@ -18,12 +18,13 @@ import numpy as np
 from . import _kernels as K
 from ._commands import CommandProcessor
 from ._config import ScenarioConfig, TimelineEntry
+from ._driver import WorkloadDriver
 from ._grammar import Command
 from ._lpm import LPMEngine
 from ._move_view import MoveView
 from ._objectives import LessonTracker
 from ._paging import Pager, dasd_wait_s
-from ._pause import PAUSE, PauseEngine
+from ._pause import PauseEngine
 from ._relocation import RelocationEngine
 from ._scheduler import allocate_cpu, schedule_states
 from ._state import (
@@ -41,12 +42,6 @@ from ._world import CPResponse, Event
 
 # CPU cost of CP's own paging work, charged to the member (seconds per page).
 CP_CPU_PER_PAGE_S = 4e-6
-# A page fault served from XSTOR: synchronous, about this long (seconds).
-XSTOR_FAULT_S = 15e-6
-# CPU CP spends handling a DASD page fault (the wait itself is in the volume model).
-DASD_FAULT_CPU_S = 8e-6
-# First touch of a page: CP finds and clears a frame.
-NEW_PAGE_S = 1.5e-6
 # XSTOR migration keeps this share of blocks free.
 XSTOR_FREE_TARGET = 0.05
 # A paging episode of a guest ends after this long without page-outs (seconds).
@@ -99,12 +94,12 @@ class Simulation:
         self._last_sample_units: dict[str, float] = {}
         self._last_sample_t = 0.0
         self._rotate = 0
-        self._touch_out = np.zeros(K.T_OUT_LEN, dtype=np.float64)
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
 
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self)
         self.pager = Pager(self, self.reloc.incoming_on)
+        self.driver = WorkloadDriver(self, self.pager)
         self.pause = PauseEngine(self)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self)
@@ -307,7 +302,7 @@ class Simulation:
         wait = self.dasd_wait_s(m)
         for g in guests:
             if g.state == STOPPED:
-                self._interrupts(m, g, dt, wait, io_left)
+                self.driver.interrupts(m, g, dt, wait, io_left)
         before = m.counters.as_tuple()
         if m.free_frames < m.free_low:
             self.pager.steal(m, m.free_high - m.free_frames, io_left)
@@ -318,7 +313,7 @@ class Simulation:
                 rest = max(0.0, dt - g.ran_s)
                 share = alloc.get(g.userid, 0.0)
                 if rest > 0:
-                    self._run_guest(m, g, rest, share * rest / dt, wait, io_left)
+                    self.driver.run(m, g, rest, share * rest / dt, wait, io_left)
         for g in guests:
             g.units_step = g.units_acc / dt
             g.units_acc = 0.0
@@ -346,131 +341,6 @@ class Simulation:
         """How long a virtual CPU waits for a DASD page fault, queueing included."""
         return dasd_wait_s(m)
 
-    def _run_guest(self, m: Member, g: Guest, dt: float, cpu_s: float, wait: float,
-                   io_left: list[float]) -> None:
-        plans = g.workload.plan(dt)
-        speed = m.cfg.cpu_speed
-        units = 0.0
-        cpu_used = 0.0
-        out = self._touch_out
-        assert g.planes is not None
-        for i, r in enumerate(plans):
-            key = (r.lo, r.hi)
-            if r.log_q < 0 and self.defer_touches and g.settled.get(key) == g.page_gen:
-                n = r.hi - r.lo
-                distinct = n * -math.expm1(r.log_q)
-                need = distinct * r.cpu_s_per_touch
-                budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
-                f = 1.0 if need <= budget else budget / need
-                pend = g.pending.get(key)
-                if pend is not None and pend[1] != r.write_frac:
-                    g.flush_pending()
-                    pend = None
-                refs = -r.log_q * n * f
-                if pend is None:
-                    g.pending[key] = [refs, r.write_frac]
-                else:
-                    pend[0] += refs
-                units += distinct * f * r.units_per_touch
-                cpu_used += need * f / speed
-                continue
-            if (r.log_q >= 0 and r.write_frac in (0.0, 1.0) and self.defer_touches
-                    and g.settled.get(key) == g.page_gen):
-                # a sequential walk over resident pages: only where it got to matters
-                n = r.hi - r.lo
-                budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
-                touches = min(r.max_cover, int(budget / r.cpu_s_per_touch))
-                cur = g.cursor(i, r.lo)
-                if not (r.lo <= cur[0] < r.hi):
-                    cur[0], cur[1] = r.lo, -1
-                write = 1 if r.write_frac >= 1.0 else 0
-                walk = g.pending_seq.get(key)
-                if walk is not None and walk[2] != write:
-                    g.flush_pending()
-                    walk = None
-                if walk is None:
-                    g.pending_seq[key] = [cur[0], touches, write]
-                else:
-                    walk[1] = min(walk[1] + touches, 2 * n)
-                cur[0] = r.lo + (cur[0] - r.lo + touches) % n
-                units += touches * r.units_per_touch
-                cpu_used += touches * r.cpu_s_per_touch / speed
-                continue
-            if key in g.pending or key in g.pending_seq:
-                g.flush_pending()
-            if g.relocating:
-                g.note_changes(r.lo, r.hi)
-            cur = g.cursor(i, r.lo)
-            if not (r.lo <= cur[0] < r.hi):
-                cur[0], cur[1] = r.lo, -1
-            budget_cpu = cpu_s * speed * r.budget_share
-            budget_wall = g.cfg.vcpus * dt * r.budget_share
-            cover = r.max_cover
-            for _attempt in range(12):
-                K.touch_region(
-                    g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
-                    budget_cpu, budget_wall, r.cpu_s_per_touch, NEW_PAGE_S, XSTOR_FAULT_S,
-                    wait, DASD_FAULT_CPU_S, m.free_frames, int(io_left[0]), g.relocating, g.rng,
-                    out,
-                )
-                touches = int(out[K.T_TOUCHES])
-                cur[0] = int(out[K.T_CURSOR])
-                cur[1] = int(out[K.T_NEXT])
-                faults = self._account_touches(m, g, io_left)
-                units += touches * r.units_per_touch
-                cpu_used += out[K.T_CPU_S] / speed
-                budget_cpu -= out[K.T_CPU_S]
-                budget_wall -= out[K.T_WALL_S]
-                cover -= int(out[K.T_COVERED])
-                stop = int(out[K.T_STOP])
-                if stop in (K.STOP_DONE, K.STOP_BUDGET) and faults == 0 \
-                        and g.n_cen == g.instantiated and self.defer_touches \
-                        and g.settled.get(key) != g.page_gen \
-                        and K.region_resident(g.planes, r.lo, r.hi):
-                    g.settled[key] = g.page_gen
-                if stop != K.STOP_FRAMES:
-                    break
-                if self.pager.steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
-                    break
-        g.units_acc += units
-        g.units_total += units
-        unit = g.workload.unit
-        g.units_by_unit[unit] = g.units_by_unit.get(unit, 0.0) + units
-        g.cpu_s_total += cpu_used
-        m.cpu_used_step += cpu_used
-
-    def _interrupts(self, m: Member, g: Guest, dt: float, wait: float,
-                    io_left: list[float]) -> None:
-        """A stopped guest's devices still interrupt: CP schedules it briefly for each one."""
-        n = self.pause.interrupts(g, dt)
-        if n <= 0 or g.planes is None:
-            return
-        g.scheduled += n
-        wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload
-        hi = max(1, min(g.npages, wl.working_set_pages() or 256))
-        refs = float(n * PAUSE.irq_pages)
-        out = self._touch_out
-        K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
-                       NEW_PAGE_S, XSTOR_FAULT_S, wait, DASD_FAULT_CPU_S, m.free_frames,
-                       int(io_left[0]), g.relocating, g.rng, out)
-        self._account_touches(m, g, io_left)
-
-    def _account_touches(self, m: Member, g: Guest, io_left: list[float]) -> int:
-        """Book the pages the last touch kernel brought in; returns how many it did."""
-        out = self._touch_out
-        new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
-        g.n_cen += new + xin + din
-        g.n_xst -= xin
-        g.n_dsd -= din
-        m.resident += new + xin + din
-        m.xstor_used -= xin
-        io_left[0] -= din
-        for c in (g.counters, m.counters):
-            c.new += new
-            c.xstor_in += xin
-            c.dasd_in += din
-        return new + xin + din
-
     def run_guest_until(self, g: Guest, t: float) -> None:
         """Run a guest's workload from where it stands in the current step up to time ``t``.
 
@@ -483,7 +353,7 @@ class Simulation:
         if part <= 1e-9:
             return
         m = self.members[g.member]
-        self._run_guest(m, g, part, g.cpu_rate * part, self.dasd_wait_s(m),
+        self.driver.run(m, g, part, g.cpu_rate * part, self.dasd_wait_s(m),
                         self.io_left[m.name])
         g.ran_s += part
 
