@@ -9,13 +9,12 @@ QT_LIBS := libglib2.0-0 libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfr
 	libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 \
 	libxcb-render-util0 libxcb-render0 libxcb-shape0 libxcb-util1 libxcb-xkb1 libgomp1
 
-.PHONY: run test setup setup-test syslibs bench validate docs-charts screenshots lint clean
+.PHONY: run test test-fast setup setup-test syslibs bench validate docs-charts screenshots lint clean
 
 run: setup syslibs
 	$(BIN)/ssisim gui
 
-test: setup-test syslibs
-	PYTHONPATH=. $(BIN)/lint-imports
+test: setup-test syslibs lint
 	$(BIN)/python -m pytest
 	@echo "== engine and CLI tests again, in a venv without Qt =="
 	$(HEADLESS)/bin/python -m pytest tests/engine tests/scenarios tests/cli tests/lessons -W ignore::pytest.PytestConfigWarning
@@ -30,7 +29,9 @@ validate: setup
 docs-charts: setup
 	$(BIN)/ssisim charts --out docs/img
 
-# The desktop app's screenshots in docs/, rendered offscreen by the app itself.
+# The desktop app's screenshots in docs/, rendered offscreen by the app itself (the commands in
+# docs/gui.md's captions). Watch mode needs the clock running: gui-watch-mode.png runs at 10x from
+# t = 35 s and is taken 4 wall seconds later (--screenshot-after).
 screenshots: setup syslibs
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
 		--theme light --screenshot docs/img/gui-relocation.png
@@ -40,6 +41,18 @@ screenshots: setup syslibs
 		--theme light --screenshot docs/img/gui-paging.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui first-relocation --run-until 90 \
 		--session docs/img/gui-lesson.session.toml --theme light --screenshot docs/img/gui-lesson.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui migration-comparison --run-until 218 \
+		--theme light --screenshot docs/img/gui-migrations.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui scenarios/pause/pause-suspend.toml \
+		--run-until 318 --select WAS01 --theme light --screenshot docs/img/gui-pausing.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
+		--size 1024x775 --theme light --screenshot docs/img/gui-1024-light.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
+		--size 1600x1000 --theme dark --screenshot docs/img/gui-1600-dark.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
+		--size 1920x1080 --theme light --screenshot docs/img/gui-1920-light.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 35 \
+		--speed 10x --screenshot-after 4 --theme light --screenshot docs/img/gui-watch-mode.png
 
 # The desktop bundle (docs/install.md): dist/ssisim-VERSION-linux-x86_64.tar.gz, made by
 # PyInstaller in a venv of its own. bundle-check unpacks it in a clean folder and checks it
@@ -95,8 +108,15 @@ syslibs:
 		echo "  sudo apt-get install -y$$missing"; \
 	fi
 
+# The gates: import contracts, lint and types (clean), before any test runs.
 lint: setup-test
 	PYTHONPATH=. $(BIN)/lint-imports
+	$(BIN)/ruff check engine app ssisim tests installer
+	$(BIN)/mypy engine
+
+# The suite without the tests marked slow (more than a few seconds each); CI runs them all.
+test-fast: setup-test syslibs lint
+	$(BIN)/python -m pytest -m "not slow"
 
 clean:
 	rm -rf $(VENV) $(HEADLESS) build *.egg-info

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
 from ssisim.engine import Snapshot
 
 from .flow_layout import FlowLayout
 from .guest_tile import GuestTile
 from .member_panel import MemberPanel
-from .model import ACTIVE, SessionModel, display_state
+from .model import ACTIVE, SessionModel, active_pause, display_state
 from .state_legend import StateLegend
 
 
@@ -95,8 +96,9 @@ class ClusterView(QWidget):
             tile = self.tiles.get(g.userid)
             if tile is None:
                 continue
-            state = display_state(g, snap.relocations)
-            tile.update_from(g, state, g.userid == self.model.selected, relocs.get(g.userid))
+            state = display_state(g, snap.relocations, snap.pauses)
+            tile.update_from(g, state, g.userid == self.model.selected, relocs.get(g.userid),
+                             active_pause(g.userid, snap.pauses))
             if g.member in by_member:
                 by_member[g.member].append(tile)
             else:

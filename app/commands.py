@@ -1,7 +1,9 @@
-"""The command text that window gestures produce (drags, menus, dialogs). No Qt here.
+"""The commands that window gestures produce (drags, menus, dialogs), as typed values. No Qt here.
 
-Every change the window makes to the simulated world is one of these commands, sent to the
-console like typed text, so a recorded session replays it headless.
+Every change the window makes to the simulated world is one of these frozen command objects
+(``ssisim.engine.Command``): the window shows its canonical text (``str(cmd)``) in the console
+and hands the object itself to the worker, so a recorded session, which keeps that text,
+replays it headless to the same command (``parse_command(str(cmd)) == cmd``).
 """
 
 from __future__ import annotations
@@ -9,10 +11,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ssisim.engine import (
+    COMMAND_TYPES,
+    Command,
+    VmrelocateCancel,
+    VmrelocateMove,
+    VmrelocateTest,
+)
+
+#: Every command class of the engine by its name. The engine exports the relocation commands by
+#: name; the others are reached through ``COMMAND_TYPES``, its public list of command classes.
+_TYPES: dict[str, type[Command]] = {c.__name__: c for c in COMMAND_TYPES}
+
+
+def _make(name: str, **values: Any) -> Command:
+    return _TYPES[name](**values)
+
 
 @dataclass(frozen=True)
 class RelocateOptions:
-    """Options of ``VMRELOCATE``; ``None`` leaves an option at CP's default (omitted).
+    """Options of ``VMRELOCATE``; ``None`` leaves an option at CP's default.
 
     ``maxquiesce_s`` and ``maxtotal_s`` take seconds or the string ``"NOLIMIT"``.
     """
@@ -25,79 +43,110 @@ class RelocateOptions:
     force_storage: bool = False
 
 
-def _limit(value: float | str) -> str:
+def _limit(value: float | str | None, default: float | None) -> float | None:
+    """Seconds, ``"NOLIMIT"`` (None in a command) or ``None`` (CP's default)."""
+    if value is None:
+        return default
     if isinstance(value, str):
-        return value.upper()
-    return f"{value:g}"
+        if value.upper() != "NOLIMIT":
+            raise ValueError(f"a limit is seconds or NOLIMIT, not {value!r}")
+        return None
+    return float(value)
 
 
-def relocate_command(userid: str, member: str, opts: RelocateOptions | None = None) -> str:
-    """``VMRELOCATE TEST|MOVE USER userid TO member [options]`` for a drop or the dialog."""
+def relocate_command(userid: str, member: str,
+                     opts: RelocateOptions | None = None) -> VmrelocateMove | VmrelocateTest:
+    """``VMRELOCATE MOVE`` (or ``TEST``) of ``userid`` to ``member``, for a drop or the dialog.
+
+    IMMEDIATE without a MAXQUIESCE of its own means MAXQUIESCE NOLIMIT, as CP has it.
+    """
     o = opts or RelocateOptions()
-    words = ["VMRELOCATE", "TEST" if o.test else "MOVE", "USER", userid.upper(), "TO",
-             member.upper()]
-    if not o.test:
-        if o.sync is not None:
-            words.append("SYNC" if o.sync else "ASYNC")
-        if o.immediate:
-            words.append("IMMEDIATE")
-        if o.maxquiesce_s is not None:
-            words += ["MAXQUIESCE", _limit(o.maxquiesce_s)]
-        if o.maxtotal_s is not None:
-            words += ["MAXTOTAL", _limit(o.maxtotal_s)]
-    if o.force_storage:
-        words += ["FORCE", "STORAGE"]
-    return " ".join(words)
+    userid, member = userid.upper(), member.upper()
+    if o.test:
+        return VmrelocateTest(userid=userid, dest=member, force_storage=o.force_storage)
+    default_quiesce = None if o.immediate else VmrelocateMove.maxquiesce_s
+    return VmrelocateMove(userid=userid, dest=member,
+                          sync=True if o.sync is None else o.sync,
+                          immediate=o.immediate,
+                          maxquiesce_s=_limit(o.maxquiesce_s, default_quiesce),
+                          maxtotal_s=_limit(o.maxtotal_s, VmrelocateMove.maxtotal_s),
+                          force_storage=o.force_storage)
 
 
-def cancel_command(userid: str) -> str:
+def cancel_command(userid: str) -> VmrelocateCancel:
     """Cancel a guest's relocation."""
-    return f"VMRELOCATE CANCEL USER {userid.upper()}"
+    return VmrelocateCancel(userid=userid.upper())
 
 
-def force_command(userid: str) -> str:
+def force_command(userid: str) -> Command:
     """Log a guest off (the operator forces it)."""
-    return f"FORCE {userid.upper()}"
+    return _make("Force", userid=userid.upper())
 
 
-def logon_command(userid: str, member: str | None = None) -> str:
-    """Log a guest on, at its home member or at ``member``."""
-    return f"XAUTOLOG {userid.upper()}" + (f" AT {member.upper()}" if member else "")
+def logon_command(userid: str, member: str | None = None) -> Command:
+    """Log a guest on (``XAUTOLOG``), at its home member or at ``member``."""
+    return _make("Xautolog", userid=userid.upper(), at=member.upper() if member else None)
 
 
-def _number(v: float) -> str:
-    return f"{v:g}" if abs(v) < 1e15 else f"{v:.0f}"
+def query_workload_command(userid: str) -> Command:
+    """``QUERY WORKLOAD userid``: what the guest runs."""
+    return _make("QueryWorkload", userid=userid.upper())
+
+
+def indicate_user_command(userid: str) -> Command:
+    """``INDICATE USER userid``: the guest's resources."""
+    return _make("IndicateUser", userid=userid.upper())
+
+
+def linux_command(userid: str, action: str) -> Command:
+    """``LINUX userid SUSPEND|RESUME``: Linux hibernates to swap, or resumes."""
+    return _make("Linux", userid=userid.upper(), action=action.upper())
+
+
+def guest_cp_command(userid: str, verb: str) -> Command:
+    """``SEND CP userid STOP|BEGIN``: a command the guest issues itself (CP STOP and BEGIN are
+    a guest's own commands, so the operator sends them)."""
+    inner = _make("Stop") if verb.upper() == "STOP" else _make("Begin")
+    return _make("Send", userid=userid.upper(), command=inner)
+
+
+def hint_command() -> Command:
+    """``HINT``: the lesson's next hint."""
+    return _make("Hint")
+
+
+def lesson_command(action: str = "STATUS") -> Command:
+    """``LESSON STATUS|BRIEFING|END``."""
+    return _make("Lesson", action=action.upper())
 
 
 def workload_command(userid: str, kind: str, values: dict[str, float],
-                     params: dict[str, Any]) -> str:
+                     params: dict[str, Any]) -> Command:
     """``WORKLOAD userid START type [PARAM value]...`` with the values that differ from defaults.
 
     ``params`` is the type's parameter table (``WORKLOAD_TYPES[kind]["params"]``): each entry
     has a ``default``.
     """
-    words = ["WORKLOAD", userid.upper(), "START", kind.upper()]
-    for name, spec in params.items():
-        if name in values and float(values[name]) != float(spec.default):
-            words += [name.upper(), _number(float(values[name]))]
-    return " ".join(words)
+    changed = tuple((name.lower(), float(values[name])) for name, spec in params.items()
+                    if name in values and float(values[name]) != float(spec.default))
+    return _make("WorkloadStart", userid=userid.upper(), type=kind.upper(), params=changed)
 
 
-def _abbrev(word: str, full: str, least: int) -> bool:
-    """``word`` is ``full`` cut to at least ``least`` letters (CP's abbreviations)."""
-    return len(word) >= least and full.startswith(word)
-
-
-def only_asks(command: str) -> bool:
-    """True for a command that only asks (``QUERY``, ``INDICATE``, ``VMRELOCATE TEST`` or
-    ``STATUS``, also after ``AT member CMD``): it changes nothing a recording would keep."""
-    words = command.upper().split()
-    if len(words) >= 3 and _abbrev(words[0], "AT", 2) and _abbrev(words[2], "CMD", 3):
-        words = words[3:]
-    if not words:
+def only_asks(command: Command) -> bool:
+    """True for a command that only asks (``QUERY``, ``INDICATE``, ``HELP``, ``VMRELOCATE
+    TEST`` and the ``STATUS`` forms, also after ``AT member CMD``): it changes nothing a
+    recording would keep."""
+    if command.VERB == "AT":
+        inner = getattr(command, "command", None)
+        return isinstance(inner, Command) and only_asks(inner)
+    if command.VERB in ("QUERY", "INDICATE", "HELP") or isinstance(command, VmrelocateTest):
         return True
-    verb = words[0]
-    if _abbrev(verb, "QUERY", 1) or _abbrev(verb, "INDICATE", 3):
-        return True
-    return _abbrev(verb, "VMRELOCATE", 5) and len(words) > 1 and \
-        (_abbrev(words[1], "TEST", 4) or _abbrev(words[1], "STATUS", 4))
+    # VMRELOCATE STATUS, VMOTION STATUS, LPM STATUS: their canonical text says so
+    words = str(command).split()
+    return len(words) >= 2 and words[1] == "STATUS"
+
+
+__all__ = ["RelocateOptions", "cancel_command", "force_command", "guest_cp_command",
+           "hint_command", "indicate_user_command", "lesson_command", "linux_command",
+           "logon_command", "only_asks", "query_workload_command", "relocate_command",
+           "workload_command"]

@@ -7,6 +7,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
 from ssisim.engine import VERBS, WORKLOAD_TYPES, Event
 
 from .command_line import CommandLine
@@ -26,10 +27,11 @@ MESSAGE = "#2f7fe0"
 class Console(QWidget):
     """Output of the console and its command line.
 
-    Commands go out through ``command_entered``; answers come back from the model's frames.
+    What is typed goes out through ``command_entered`` (the window parses it); answers come
+    back from the model's frames, or at once (``refuse``) for text that is no command.
     """
 
-    #: ``(command)``: a command to issue.
+    #: ``(text)``: a command typed, to parse and issue.
     command_entered = Signal(str)
 
     def __init__(self, model: SessionModel, history: CommandHistory,
@@ -87,10 +89,15 @@ class Console(QWidget):
         return self.output.toPlainText()
 
     def echo(self, command: str, source: str = "") -> None:
-        """Show a command as it is issued (``source``: what issued it, e.g. ``drag``)."""
+        """Show a command as it is issued: its canonical text (``str(cmd)``), or the text typed
+        when it is no command (``source``: what issued it, e.g. ``drag``)."""
         t = self.model.snapshot.t_s if self.model.snapshot is not None else 0.0
         note = f"   ({source})" if source else ""
         self._append(f"[{t:>6.0f}s] > {command}{note}", bold=True)
+
+    def refuse(self, message: str) -> None:
+        """CP's answer to text that is no command (``CPError.line``), shown at once in red."""
+        self._append(message, colour=ERROR)
 
     def add_frame(self, frame: Frame) -> None:
         """Show what a frame brought, in the order it happened: answers and CP's messages."""

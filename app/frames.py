@@ -18,6 +18,18 @@ MEMBER_COLUMNS = ("central", "xstor", "slots", "cpu_pct", "page_in_s", "to_xstor
 #: Columns of a guest row in a ``Sample`` (pages, workload units per second).
 GUEST_COLUMNS = ("central", "xstor", "dasd", "throughput")
 
+#: Phases of a Linux suspend or resume (``PauseSnapshot`` action, phase) in which the engine runs
+#: stand-in work for the guest (writing or reading its image, or nothing): the guest's own
+#: workload does no work then, so its throughput is 0, not the stand-in's rate.
+STAND_IN_PHASES = frozenset({("suspend", "prepare"), ("suspend", "write"), ("resume", "boot"),
+                             ("resume", "read"), ("resume", "restart")})
+
+
+def stand_in(snap: Snapshot) -> frozenset[str]:
+    """The guests of ``snap`` whose workload is the engine's stand-in for a suspend or resume."""
+    return frozenset(p.userid for p in snap.pauses
+                     if p.active and (p.action, p.phase) in STAND_IN_PHASES)
+
 
 def relocation_key(r: RelocationSnapshot) -> str:
     """A name for one relocation that stays the same for its whole life (guest and start time)."""
@@ -104,7 +116,9 @@ class SampleBuilder:
             # counters: xstor_in, dasd_in, xstor_out, dasd_out, dasd_clean, migrated, new
             members.append((float(m.resident), float(m.xstor_used), float(m.slots_used),
                             float(m.cpu_pct), d[0] + d[1], d[2], d[3]))
-        guests = tuple((float(g.central), float(g.xstor), float(g.dasd), float(g.throughput))
+        paused = stand_in(snap)
+        guests = tuple((float(g.central), float(g.xstor), float(g.dasd),
+                        0.0 if g.userid in paused else float(g.throughput))
                        for g in snap.guests)
         relocs = []
         moved: dict[str, int] = {}

@@ -27,6 +27,11 @@ TERMS: dict[str, str] = {
                "continues it.",
     "suspended": "Suspended (Linux suspend to swap): Linux wrote its memory image to its swap "
                  "disk and halted; the guest stays dormant until it is resumed.",
+    "suspending": "Suspending (Linux suspend to swap): the services freeze, then Linux writes "
+                  "its memory image to its swap disk; the guest serves nothing meanwhile.",
+    "resuming": "Resuming: after LINUX RESUME the kernel boots, reads its image back from swap "
+                "and restarts the services; after CP BEGIN the stopped guest catches up. It "
+                "serves again once it has answered its first request.",
     "relocating": "Relocating: Live Guest Relocation is copying the guest's memory to another "
                   "member while the guest keeps running.",
     "quiesced": "Quiesced: stopped for the last two passes of a relocation. The time it stays "

@@ -8,13 +8,18 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
 from ssisim.engine import PAGES_PER_GB, format_size
 
 from .glossary import TERMS
 from .lazy_panel import LazyPanel
 from .model import SessionModel
+from .moves import pause_phase
 from .plot_style import SteadyRange, keyed_title, pen, plain_axis, style_plot
 from .theme import STATE_LABELS, TIER_COLOURS
+
+#: What each kind of pause is called in the guest detail.
+PAUSE_NAMES = {"suspend": "Linux suspend", "resume": "Linux resume", "stop": "CP STOP"}
 
 
 class GuestDetail(LazyPanel):
@@ -59,6 +64,8 @@ class GuestDetail(LazyPanel):
         lay.addWidget(self.header)
         lay.addWidget(self.widget, 1)
         self._version: tuple[int, str | None] = (-1, None)
+        #: The throughput unit shown, and whose (a guest's own workload's, never a stand-in's).
+        self._unit: tuple[str | None, str] = (None, "")
         model.reset.connect(lambda: self.refresh(force=True))
         model.updated.connect(lambda _f: self.refresh())
         model.selection_changed.connect(lambda _u: self.refresh(force=True))
@@ -87,9 +94,19 @@ class GuestDetail(LazyPanel):
             return
         state = STATE_LABELS.get(self.model.state_of(uid), g.state)
         where = f"on {g.member}" if g.member else "logged off"
+        pause = self.model.pause_of(uid)
+        if pause is None:
+            doing = f"workload {g.workload}; {g.throughput:,.1f} {g.unit}"
+        else:
+            # while it is paused or let go, what the engine runs stands in for writing or
+            # reading the image: say what happens, not that stand-in workload and its rate
+            doing = f"{PAUSE_NAMES.get(pause.action, pause.action)}: {pause_phase(pause)}"
+            if pause.phase in ("write", "read"):
+                doing += (f", {format_size(pause.image_done_pages)} of "
+                          f"{format_size(pause.image_pages)} image")
         self.header.setText(
             f"<b>{html.escape(uid)}</b> {where}, {state}; storage {format_size(g.storage_pages)};"
-            f" workload {html.escape(g.workload)}; {g.throughput:,.1f} {html.escape(g.unit)}")
+            f" {html.escape(doing)}")
         t = h.t
         c = h.guest(uid, "central") / PAGES_PER_GB
         x = h.guest(uid, "xstor") / PAGES_PER_GB
@@ -99,7 +116,11 @@ class GuestDetail(LazyPanel):
         self.stack["dasd"].setData(t, c + x + d)
         tput = np.asarray(h.guest(uid, "throughput"))
         self.throughput.setData(t, tput)
-        self.tput.setLabel("left", g.unit)
+        if pause is None:
+            self._unit = (uid, g.unit)
+        elif self._unit[0] != uid:  # while paused, the unit would be the stand-in work's
+            self._unit = (uid, "")
+        self.tput.setLabel("left", self._unit[1])
         top = c + x + d
         for r in self.ranges:
             r.set_x(0.0, float(t[-1]))

@@ -7,17 +7,26 @@ from functools import partial
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
-from ssisim.engine import VERBS
 
-from .commands import cancel_command, force_command, logon_command
+from ssisim.engine import VERBS, Command
 
-#: Pausing a guest: (menu text, command template, verb the engine must know). CP STOP and BEGIN
-#: are the guest's own commands, so the operator issues them through SEND CP.
-PAUSE_ACTIONS = (
-    ("Suspend (Linux hibernates)", "LINUX {u} SUSPEND", "LINUX"),
-    ("Resume (Linux)", "LINUX {u} RESUME", "LINUX"),
-    ("STOP (CP)", "SEND CP {u} STOP", "STOP"),
-    ("BEGIN (CP)", "SEND CP {u} BEGIN", "BEGIN"),
+from .commands import (
+    cancel_command,
+    force_command,
+    guest_cp_command,
+    indicate_user_command,
+    linux_command,
+    logon_command,
+    query_workload_command,
+)
+
+#: Pausing a guest: (menu text, the command for a user ID, verb the engine must know). CP STOP
+#: and BEGIN are the guest's own commands, so the operator issues them through SEND CP.
+PAUSE_ACTIONS: tuple[tuple[str, Callable[[str], Command], str], ...] = (
+    ("Suspend (Linux hibernates)", lambda u: linux_command(u, "SUSPEND"), "LINUX"),
+    ("Resume (Linux)", lambda u: linux_command(u, "RESUME"), "LINUX"),
+    ("STOP (CP)", lambda u: guest_cp_command(u, "STOP"), "STOP"),
+    ("BEGIN (CP)", lambda u: guest_cp_command(u, "BEGIN"), "BEGIN"),
 )
 NOT_MODELLED_TIP = "not yet modelled: this engine has no {verb} command"
 
@@ -28,7 +37,7 @@ def engine_knows(verb: str) -> bool:
 
 
 def build_guest_menu(parent: QWidget, userid: str, member: str | None, state: str,
-                     members: list[str], relocating: bool, issue: Callable[[str], object],
+                     members: list[str], relocating: bool, issue: Callable[[Command], object],
                      relocate: Callable[[str, str, bool], object],
                      edit_workload: Callable[[str], object],
                      show_detail: Callable[[str], object]) -> QMenu:
@@ -43,7 +52,7 @@ def build_guest_menu(parent: QWidget, userid: str, member: str | None, state: st
     relocating : bool
         True while a relocation of the guest is under way.
     issue : callable
-        ``issue(command)`` sends command text to the console.
+        ``issue(command)`` issues a typed command (the console shows its text).
     relocate : callable
         ``relocate(userid, member, ask_options)``.
     edit_workload, show_detail : callable
@@ -71,11 +80,13 @@ def build_guest_menu(parent: QWidget, userid: str, member: str | None, state: st
     cancel.setEnabled(relocating)
     menu.addAction("Change workload...", lambda: edit_workload(userid))
     menu.addSeparator()
-    menu.addAction(f"Query workload (Q WORK {userid})", lambda: issue(f"QUERY WORKLOAD {userid}"))
-    menu.addAction(f"Indicate user (IND USER {userid})", lambda: issue(f"INDICATE USER {userid}"))
+    menu.addAction(f"Query workload (Q WORK {userid})",
+                   lambda: issue(query_workload_command(userid)))
+    menu.addAction(f"Indicate user (IND USER {userid})",
+                   lambda: issue(indicate_user_command(userid)))
     menu.addSeparator()
-    for label, template, verb in PAUSE_ACTIONS:
-        command = template.format(u=userid)
+    for label, make, verb in PAUSE_ACTIONS:
+        command = make(userid)
         act: QAction = menu.addAction(f"{label}: {command}", partial(issue, command))
         if not engine_knows(verb):
             # shown, so the user knows where it will be, but honest about it

@@ -19,9 +19,17 @@ from PySide6.QtGui import (
     QPen,
 )
 from PySide6.QtWidgets import QApplication, QWidget
-from ssisim.engine import PAGES_PER_GB, GuestSnapshot, RelocationSnapshot, format_size
+
+from ssisim.engine import (
+    PAGES_PER_GB,
+    GuestSnapshot,
+    PauseSnapshot,
+    RelocationSnapshot,
+    format_size,
+)
 
 from .glossary import TERMS
+from .moves import pause_phase
 from .theme import STATE_COLOURS, STATE_LABELS, TIER_COLOURS, contrast_text
 
 #: MIME type of a dragged guest; the data is its user ID.
@@ -63,6 +71,8 @@ class GuestTile(QWidget):
         self.state = "logged off"
         self.selected = False
         self._g: GuestSnapshot | None = None
+        #: The suspend, resume or CP STOP under way (its phase replaces the workload shown).
+        self.pause: PauseSnapshot | None = None
         self._progress = 0.0
         self._scale = 1.0
         self._size = tile_size(0)
@@ -73,8 +83,14 @@ class GuestTile(QWidget):
 
     # -- data ----------------------------------------------------------------------------------
     def update_from(self, g: GuestSnapshot, state: str, selected: bool,
-                    reloc: RelocationSnapshot | None = None) -> None:
-        """Show the guest as in ``g``; repaint only when something visible changed."""
+                    reloc: RelocationSnapshot | None = None,
+                    pause: PauseSnapshot | None = None) -> None:
+        """Show the guest as in ``g``; repaint only when something visible changed.
+
+        While ``pause`` (a suspend, resume or CP STOP under way) lasts, the tile shows its
+        phase instead of the workload: what the engine runs then stands in for the writing or
+        reading of the image, and is not the guest's own work.
+        """
         progress = 0.0
         if self.incoming and reloc is not None:
             inst = max(1, g.central + g.xstor + g.dasd)
@@ -82,11 +98,13 @@ class GuestTile(QWidget):
         # the page bar is about 100 pixels wide: a change under 0.5 % cannot be seen
         per = max(1, g.storage_pages // 200)
         key = (g.member, state, selected, g.storage_pages, g.central // per, g.xstor // per,
-               g.dasd // per, g.workload, round(progress, 2))
+               g.dasd // per, g.workload, round(progress, 2),
+               None if pause is None else (pause.action, pause.phase))
         if key == self._key:
             return
         self._key = key
         self._g = g
+        self.pause = pause
         self.state = state
         self.selected = selected
         self._progress = progress
@@ -135,13 +153,28 @@ class GuestTile(QWidget):
         rows.append(f"State: <b>{label}</b> - {html.escape(TERMS.get(self.state, ''))}")
         if g.member:
             rows.append(f"Member: {html.escape(g.member)}")
-        rows.append(f"Workload: {html.escape(g.workload)}")
+        rows.append(f"Workload: {html.escape(self.workload_text())}")
         rows.append(f"Pages: central {g.central:,}, XSTOR {g.xstor:,}, DASD {g.dasd:,}")
-        rows.append(f"Throughput: {g.throughput:,.1f} {html.escape(g.unit)}")
+        if self.pause is None:  # while paused it would be the stand-in work's rate
+            rows.append(f"Throughput: {g.throughput:,.1f} {html.escape(g.unit)}")
         if g.member:
             rows.append("<i>Drag onto another member to relocate (Shift: options); "
                         "right-click for more.</i>")
         return "<br>".join(rows)
+
+    def workload_text(self) -> str:
+        """The workload as the tooltip says it (a pause's phase while one is under way)."""
+        g = self._g
+        if self.pause is not None:
+            return f"paused ({pause_phase(self.pause)})"
+        return g.workload if g is not None else ""
+
+    def workload_word(self) -> str:
+        """The word under the state on the tile: the workload's type, or a pause's phase."""
+        if self.pause is not None:
+            return pause_phase(self.pause, short=True)
+        g = self._g
+        return g.workload.split()[0].lower() if g is not None and g.workload else ""
 
     # -- painting ------------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -196,11 +229,12 @@ class GuestTile(QWidget):
             p.drawText(QRectF(inner.left(), y, inner.width(), fm.height()),
                        Qt.AlignmentFlag.AlignLeft, second)
             y += fm.height()
-            if not self.incoming and inner.bottom() - y > fm.height() + 8 and g.workload:
+            if not self.incoming and inner.bottom() - y > fm.height() + 8 and \
+                    self.workload_word():
                 small = QFont(font)
                 small.setPointSizeF(max(6.5, font.pointSizeF() * 0.85))
                 p.setFont(small)
-                kind = g.workload.split()[0].lower()
+                kind = self.workload_word()
                 p.drawText(QRectF(inner.left(), y, inner.width(), fm.height()),
                            Qt.AlignmentFlag.AlignLeft, kind)
             self._paint_pages(p, QRectF(inner.left(), inner.bottom() - 6, inner.width(), 6), g)

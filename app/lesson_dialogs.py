@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from ssisim.engine import ScenarioConfig, ScenarioError, format_debrief, load_scenario
 
 from .lesson_panel import STATUS_COLOURS, fmt_duration
@@ -43,7 +44,7 @@ class LessonEntry:
 
 def lessons_dir() -> Path:
     """The folder of the bundled lessons."""
-    from ssisim.cli import bundled_dir
+    from ssisim.engine import bundled_dir
 
     return bundled_dir() / "lessons"
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from ssisim.engine import OBJECTIVE_KINDS, LessonSnapshot, ObjectiveSnapshot, ScenarioConfig
 
 #: Colours of an objective's status: mid-tones that read on light and dark windows alike.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from ssisim.engine import ScenarioConfig, Session
 
@@ -24,7 +25,8 @@ def _need_offscreen() -> bool:
 def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
             screenshot: str | None = None, size: tuple[int, int] | None = None,
             speed: str | None = None, select: str | None = None, theme: str | None = None,
-            argv: list[str] | None = None, session: Session | None = None) -> int:
+            argv: list[str] | None = None, session: Session | None = None,
+            db: Path | None = None, screenshot_after_s: float | None = None) -> int:
     """Open the window on ``scenario``; returns the exit code.
 
     Parameters
@@ -47,6 +49,13 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
     session : Session, optional
         A recorded session (``load_session``) whose commands run at their simulated times, as
         ``ssisim run --session`` runs them: a trainer watches a student's lesson.
+    db : Path, optional
+        The run database where the window stores runs (File > Export report); default: the
+        one in the user data dir, as for ``ssisim run``.
+    screenshot_after_s : float, optional
+        With ``screenshot``: once ``run_until`` is reached, run the clock at ``speed`` (1x
+        unless given) with watch mode on, as the window runs for a user, and take the picture
+        this many wall seconds later (watch mode at work, the measured pace).
     """
     if _need_offscreen():
         if not screenshot:
@@ -68,7 +77,7 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
     app.setOrganizationName("ssisim")
     # screenshots are reproducible: no saved layout or preferences, nothing saved
     settings = None if screenshot else QSettings("ssisim", "ssisim")
-    win = MainWindow(scenario, settings)
+    win = MainWindow(scenario, settings, db_path=db)
     if screenshot:
         win.training.interactive = False  # no briefing or debrief over the picture
         win.ask_before_discarding = False  # and nobody to answer a question when it closes
@@ -115,7 +124,18 @@ def run_gui(scenario: ScenarioConfig, run_until: float | None = None,
             win.close()
             app.quit()
 
-        win.worker.paused.connect(shoot)
+        def reached(t: float, reason: str) -> None:
+            # the clock stopped at --run-until: shoot now, or first run as a user would
+            win.worker.paused.disconnect(reached)
+            if screenshot_after_s is None:
+                shoot(t, reason)
+                return
+            win.worker.watch_moves = True
+            win.set_speed(speed or "1x")
+            win.toggle_run()
+            QTimer.singleShot(int(screenshot_after_s * 1000), lambda: shoot(-1.0, "after"))
+
+        win.worker.paused.connect(reached)
         win.worker.failed.connect(failed)
         win.worker.run_to(run_until or 0.0)
     else:

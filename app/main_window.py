@@ -1,7 +1,8 @@
 """The main window: the cluster in the middle, relocation, console, plots and events in docks.
 
-It owns the simulation worker and the redraw timer. Every gesture becomes command text that
-goes to the console and the worker; nothing here touches the ``Simulation`` itself.
+It owns the simulation worker and the redraw timer. Every gesture becomes a typed command
+(``ssisim.engine.Command``): the console shows its canonical text and the worker gets the object;
+what is typed in the console is parsed here first. Nothing here touches the ``Simulation`` itself.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ from PySide6.QtWidgets import (
     QToolBar,
     QWidget,
 )
-from ssisim.engine import ScenarioConfig, ScenarioError, load_scenario, record_session
+
+from ssisim.engine import (
+    Command,
+    CPError,
+    ScenarioConfig,
+    ScenarioError,
+    load_scenario,
+    parse_command,
+    record_session,
+)
 
 from . import gc_guard
 from . import preferences as prefs_io
@@ -70,7 +80,7 @@ SHORTCUTS = (
 
 def _bundled(path: Path) -> bool:
     """True for a file shipped with the program (a bundled scenario or lesson)."""
-    from ssisim.cli import bundled_dir
+    from ssisim.engine import bundled_dir
 
     root = bundled_dir().resolve()
     return root in path.resolve().parents
@@ -92,12 +102,17 @@ class MainWindow(QMainWindow):
         Where preferences and the window layout are kept; None keeps nothing (screenshots).
     start_worker : bool
         Start the simulation thread now (tests may want to connect to it first).
+    db_path : Path, optional
+        The run database where runs are stored (File > Export report); None: the default one
+        in the user data dir (``ssisim gui --db``).
     """
 
     def __init__(self, scenario: ScenarioConfig, settings: QSettings | None = None,
-                 start_worker: bool = True) -> None:
+                 start_worker: bool = True, db_path: Path | None = None) -> None:
         super().__init__()
         self.scenario = scenario
+        #: Where runs are stored (None: the run store's default, in the user data dir).
+        self.db_path = db_path
         self.settings = settings
         self.prefs: Preferences = prefs_io.load(settings) if settings is not None \
             else Preferences()
@@ -115,7 +130,7 @@ class MainWindow(QMainWindow):
         #: another scenario or lesson, quitting); off where nobody is there to answer.
         self.ask_before_discarding = True
         #: Commands issued here since the simulation began or was last saved.
-        self._unsaved: list[str] = []
+        self._unsaved: list[Command] = []
         self.setWindowTitle(f"ssisim - {scenario.name}")
 
         self.cluster = ClusterView(self.model)
@@ -168,7 +183,7 @@ class MainWindow(QMainWindow):
 
         self.cluster.relocate_requested.connect(self.relocate)
         self.cluster.menu_requested.connect(self.show_guest_menu)
-        self.console.command_entered.connect(lambda text: self.issue(text))
+        self.console.command_entered.connect(lambda text: self.issue_text(text))
         self.worker.warmup_started.connect(self._compiling)
         self.worker.warmup_finished.connect(self._compiled)
         self.worker.paused.connect(self._paused)
@@ -528,11 +543,39 @@ class MainWindow(QMainWindow):
             self.docks["guest"].raise_()
 
     # -- commands ------------------------------------------------------------------------------
-    def issue(self, command: str, source: str = "") -> int:
-        """Show a command in the console and send it to the simulation; returns its request id."""
-        self.console.echo(command, source)
+    def issue(self, command: Command, source: str = "") -> int | None:
+        """Show a typed command in the console (its canonical text) and send it to the
+        simulation; returns its request id.
+
+        The command is checked as a replay would read it (``parse_command(str(command))``): one
+        that CP would refuse to parse (a value out of range) is answered here at once with CP's
+        message, and None is returned.
+        """
+        if not isinstance(command, Command):
+            raise TypeError("issue() takes a typed command; typed text goes to issue_text()")
+        try:
+            command = parse_command(str(command))
+        except CPError as e:
+            self.console.echo(str(command), source)
+            self.console.refuse(e.line)
+            return None
+        self.console.echo(str(command), source)
         self._unsaved.append(command)
         return self.worker.submit(command)
+
+    def issue_text(self, text: str, source: str = "") -> int | None:
+        """Parse what was typed in the console and issue it; returns its request id.
+
+        A parse error is CP's answer, shown at once (nothing reaches the simulation, nothing
+        is recorded); None is returned then.
+        """
+        try:
+            command = parse_command(text)
+        except CPError as e:
+            self.console.echo(text.strip(), source)
+            self.console.refuse(e.line)
+            return None
+        return self.issue(command, source)
 
     def relocate(self, userid: str, member: str, ask: bool = False) -> None:
         """Relocate ``userid`` to ``member``; with ``ask`` (or the preference) show the options."""
@@ -571,7 +614,7 @@ class MainWindow(QMainWindow):
         return build_guest_menu(
             self, userid, member, self.model.state_of(userid), self.model.member_names(),
             self.model.active_relocation(userid) is not None,
-            issue=lambda text: self.issue(text, "menu"), relocate=self.relocate,
+            issue=lambda command: self.issue(command, "menu"), relocate=self.relocate,
             edit_workload=self.edit_workload, show_detail=self.model.select)
 
     def show_guest_menu(self, userid: str, pos: QPoint) -> None:
@@ -671,9 +714,20 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Save scenario", self._dir(),
                                               "Scenarios (*.toml)")
         if path:
-            Path(path).write_text(self.scenario.source_text)
+            if not self._write(path, self.scenario.source_text, "Scenario not saved"):
+                return
             self.remember_dir(Path(path).parent)
             self.statusBar().showMessage(f"Saved {path}", 4000)
+
+    def _write(self, path: str, text: str, title: str) -> bool:
+        """Write a user's file as UTF-8 (whatever the locale: names may hold any character);
+        a message box says why it could not be written. True when written."""
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as e:
+            QMessageBox.warning(self, title, f"{path}: {e.strerror or e}")
+            return False
+        return True
 
     def session_text(self, timeout_s: float = 10.0) -> str:
         """The session so far as scenario text (``record_session``, run on the worker)."""
@@ -689,14 +743,16 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "Record a replayable scenario",
                                               self._dir(), "Scenarios (*.toml)")
         if path:
-            Path(path).write_text(text)
+            if not self._write(path, text, "Not recorded"):
+                return
             self.remember_dir(Path(path).parent)
             self.mark_saved()
             self.statusBar().showMessage(f"Scenario with your commands recorded to {path}; "
                                          f"replay it with `ssisim run {path}`", 8000)
 
     def export_report(self, folder: str | None = None) -> Future | None:
-        """Store the run so far in the run store and write its report into a folder.
+        """Store the run so far in the run store (``db_path``) and write its report into a
+        folder.
 
         The report is the one ``ssisim report`` writes for a stored run; ``folder`` is asked
         for when not given. The run is stored on the worker thread between steps and the
@@ -707,9 +763,8 @@ class MainWindow(QMainWindow):
         """
         import datetime as dt
 
-        from ssisim.engine import RunStore, build_summary
-
         from ssisim import __version__
+        from ssisim.engine import RunStore, build_summary
         from ssisim.report import write_report
 
         if folder is None:
@@ -722,7 +777,7 @@ class MainWindow(QMainWindow):
 
         def store(sim: Any) -> tuple[Path, int]:
             # on the worker thread, between steps: the run is saved as it stands now
-            with RunStore() as runs:
+            with RunStore(self.db_path) as runs:
                 return runs.path, runs.save(sim, build_summary(sim, __version__), now, now,
                                             __version__)
 
@@ -744,7 +799,6 @@ class MainWindow(QMainWindow):
 
         def failed(e: BaseException) -> None:
             from ssisim.engine import StoreError
-
             from ssisim.report import ReportError
 
             if self._closed:

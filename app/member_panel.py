@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from ssisim.engine import MemberSnapshot, format_size
 
 from .flow_layout import FlowLayout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
 from ssisim.engine import PAGES_PER_GB
 
 from .glossary import TERMS

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ssisim.engine import Event, GuestSnapshot, RelocationSnapshot, Snapshot
+from ssisim.engine import Event, GuestSnapshot, PauseSnapshot, RelocationSnapshot, Snapshot
 
 from .frames import Frame, relocation_key
 from .history import History
@@ -49,13 +49,41 @@ class ThrottleSpan:
     cost_s: float | None = None  # for link:ordering, the time it cost (not its span)
 
 
-def display_state(g: GuestSnapshot, relocations: tuple[RelocationSnapshot, ...]) -> str:
-    """The state a guest's tile shows: its scheduler state, or relocating/quiesced."""
+#: The state a guest shows while it is being paused or let go, by (action, phase) of its
+#: ``PauseSnapshot``: the scheduler's state then is that of the stand-in work the engine runs
+#: for the suspend or resume (writing or reading the image), not the guest's own.
+PAUSE_STATES = {
+    ("suspend", "prepare"): "suspending",
+    ("suspend", "write"): "suspending",
+    ("resume", "boot"): "resuming",
+    ("resume", "read"): "resuming",
+    ("resume", "restart"): "resuming",
+    ("resume", "first request"): "resuming",
+    ("stop", "stopped"): "stopped",
+    ("stop", "waking"): "resuming",
+}
+
+
+def active_pause(userid: str, pauses: tuple[PauseSnapshot, ...]) -> PauseSnapshot | None:
+    """The suspend, resume or CP STOP of ``userid`` under way, if any (the latest)."""
+    for p in reversed(pauses):
+        if p.userid == userid and p.active and (p.action, p.phase) in PAUSE_STATES:
+            return p
+    return None
+
+
+def display_state(g: GuestSnapshot, relocations: tuple[RelocationSnapshot, ...],
+                  pauses: tuple[PauseSnapshot, ...] = ()) -> str:
+    """The state a guest's tile shows: relocating/quiesced, the phase of a pause under way
+    (suspending, resuming, stopped), or its scheduler state."""
     for r in relocations:
         if r.userid == g.userid and r.state in ACTIVE:
             return "quiesced" if r.state == "quiesced" else "relocating"
     if g.member is None:
         return "logged off"
+    p = active_pause(g.userid, pauses)
+    if p is not None:
+        return PAUSE_STATES[(p.action, p.phase)]
     return g.state
 
 
@@ -196,11 +224,16 @@ class SessionModel:
         g = self.guest(userid)
         if g is None or self.snapshot is None:
             return "logged off"
-        return display_state(g, self.snapshot.relocations)
+        return display_state(g, self.snapshot.relocations, self.snapshot.pauses)
+
+    def pause_of(self, userid: str) -> PauseSnapshot | None:
+        """The suspend, resume or CP STOP of ``userid`` under way, if any."""
+        return None if self.snapshot is None else active_pause(userid, self.snapshot.pauses)
 
     def throttle_spans(self, key: str) -> list[ThrottleSpan]:
         """The throttles of a relocation so far (open ones end at ``None``)."""
         return self.throttles.get(key, [])
 
 
-__all__ = ["ACTIVE", "Callbacks", "SessionModel", "ThrottleSpan", "display_state"]
+__all__ = ["ACTIVE", "PAUSE_STATES", "Callbacks", "SessionModel", "ThrottleSpan",
+           "active_pause", "display_state"]

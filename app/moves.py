@@ -143,10 +143,30 @@ _PHASES = {
 }
 
 
+#: The same phases in a word or two, for a guest's tile.
+_PHASES_SHORT = {
+    ("suspend", "prepare"): "freezing",
+    ("suspend", "write"): "writing image",
+    ("resume", "boot"): "booting",
+    ("resume", "read"): "reading image",
+    ("resume", "restart"): "restarting",
+    ("resume", "first request"): "first request",
+    ("stop", "stopped"): "CP STOP",
+    ("stop", "waking"): "after BEGIN",
+}
+
+
+def pause_phase(p: PauseSnapshot, short: bool = False) -> str:
+    """What a suspend, resume or CP STOP is doing now: ``writing the image to swap (2 of 2)``,
+    or with ``short`` a word or two for a tile (``writing image``)."""
+    table = _PHASES_SHORT if short else _PHASES
+    return table.get((p.action, p.phase), p.phase)
+
+
 def pause_line(p: PauseSnapshot, now: float) -> MoveLine:
     """A Linux suspend or resume, or a CP STOP and the BEGIN that ends it."""
     end = p.end_s if p.end_s is not None else now
-    status = _PHASES.get((p.action, p.phase), p.phase)
+    status = pause_phase(p)
     progress: float | None = p.progress if p.active else 1.0
     if p.phase in ("write", "read"):
         text = f"{format_size(p.image_done_pages)} of {format_size(p.image_pages)} image"
@@ -190,4 +210,4 @@ def move_lines(snap: Snapshot) -> list[MoveLine]:
 
 
 __all__ = ["KIND_LABELS", "MoveLine", "migration_line", "move_lines", "pause_line",
-           "relocation_line"]
+           "pause_phase", "relocation_line"]

@@ -5,23 +5,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
+
 from ssisim.engine import RelocationSnapshot
 
 from .glossary import TERMS
 from .theme import STATE_COLOURS
-
-
-def maxquiesce_s(options: str) -> float | None:
-    """The MAXQUIESCE limit in an options string (None: NOLIMIT or not given)."""
-    words = options.upper().split()
-    if "MAXQUIESCE" in words:
-        i = words.index("MAXQUIESCE")
-        if i + 1 < len(words):
-            try:
-                return float(words[i + 1])
-            except ValueError:
-                return None
-    return None
 
 
 class QuiesceTimer(QWidget):
@@ -68,7 +56,7 @@ class QuiesceTimer(QWidget):
             return
         self.seconds = r.quiesce_s
         self.counting = r.state == "quiesced"
-        limit = maxquiesce_s(r.options)
+        limit = r.maxquiesce_s  # the typed option (None: NOLIMIT)
         if r.quiesce_start_s is None:
             self.figure.setText("0.0 s")
             self.figure.setStyleSheet("color: palette(mid);")

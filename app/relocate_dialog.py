@@ -18,8 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ssisim.engine import CPError, VmrelocateMove, VmrelocateTest, parse_command
+
 from .commands import RelocateOptions, relocate_command
 from .glossary import TERMS
+
+#: Seconds a MAXQUIESCE or MAXTOTAL limit may be (CP takes 1 to 99,999,999; a day is plenty).
+LIMIT_RANGE_S = (1.0, 86400.0)
 
 
 class _Limit(QWidget):
@@ -30,7 +35,7 @@ class _Limit(QWidget):
         self.mode = QComboBox()
         self.mode.addItems([default_text, "seconds", "NOLIMIT"])
         self.seconds = QDoubleSpinBox()
-        self.seconds.setRange(0.1, 86400)
+        self.seconds.setRange(*LIMIT_RANGE_S)
         self.seconds.setDecimals(1)
         self.seconds.setValue(10.0)
         self.seconds.setSuffix(" s")
@@ -51,7 +56,8 @@ class _Limit(QWidget):
 
 
 class RelocateDialog(QDialog):
-    """Builds a ``VMRELOCATE`` command; the preview shows exactly what will be issued.
+    """Builds a ``VMRELOCATE`` command; the preview shows exactly what will be issued (its
+    canonical text), and Issue is off while CP would refuse it (MAXTOTAL under MAXQUIESCE).
 
     Parameters
     ----------
@@ -110,7 +116,8 @@ class RelocateDialog(QDialog):
         form.addRow("", self.force)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Issue")
+        self.issue_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.issue_button.setText("Issue")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
@@ -119,7 +126,8 @@ class RelocateDialog(QDialog):
         lay.addWidget(self.preview)
         lay.addWidget(self.ask)
         lay.addWidget(buttons)
-        for w in (self.move_button, self.test_button, self.sync_button, self.async_button, self.immediate, self.force):
+        for w in (self.move_button, self.test_button, self.sync_button, self.async_button,
+                  self.immediate, self.force):
             w.toggled.connect(self._update)
         for combo in (self.dest, self.maxquiesce.mode, self.maxtotal.mode):
             combo.currentIndexChanged.connect(self._update)
@@ -138,12 +146,25 @@ class RelocateDialog(QDialog):
             force_storage=self.force.isChecked(),
         )
 
-    def command(self) -> str:
+    def command(self) -> VmrelocateMove | VmrelocateTest:
         """The command the dialog will issue."""
         return relocate_command(self.userid, self.dest.currentText(), self.options())
 
+    def problem(self) -> str | None:
+        """CP's message if it would refuse the command as it stands (None: it is valid)."""
+        try:
+            parse_command(str(self.command()))
+        except CPError as e:
+            return e.line
+        return None
+
     def _update(self) -> None:
         live = self.move_button.isChecked()
-        for w in (self.sync_button, self.async_button, self.immediate, self.maxquiesce, self.maxtotal):
+        for w in (self.sync_button, self.async_button, self.immediate, self.maxquiesce,
+                  self.maxtotal):
             w.setEnabled(live)
-        self.preview.setText(self.command())
+        problem = self.problem()
+        self.preview.setText(str(self.command()))
+        self.preview.setToolTip(problem or "")
+        self.preview.setStyleSheet("color: #d9453b;" if problem else "")
+        self.issue_button.setEnabled(problem is None)

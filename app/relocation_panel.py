@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
 from ssisim.engine import RelocationSnapshot
 
 from .elided_label import ElidedLabel

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
 from ssisim.engine import VERBS
 
 from .flow_layout import FlowLayout
@@ -13,7 +14,8 @@ from .theme import STATE_COLOURS, STATE_LABELS, STATE_ORDER
 
 #: The command that puts a guest in a state; without it in the engine the state cannot occur
 #: yet, and the legend says so.
-NEEDS_VERB = {"stopped": "STOP", "suspended": "LINUX"}
+NEEDS_VERB = {"stopped": "STOP", "suspending": "LINUX", "suspended": "LINUX",
+              "resuming": "LINUX"}
 
 
 def not_modelled() -> list[str]:
@@ -27,7 +29,7 @@ class _Swatch(QWidget):
         super().__init__()
         self.colour = QColor(colour)
         self.dashed = dashed
-        self.setFixedSize(QSize(18, 14))
+        self.setFixedSize(QSize(15, 13))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
@@ -49,16 +51,17 @@ class StateLegend(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # entries wrap onto more rows when the window is narrow
-        lay = FlowLayout(self, spacing=4)
+        # entries wrap onto more rows when the window is narrow; tight, so that the eleven
+        # states fit one row at 1600 pixels
+        lay = FlowLayout(self, spacing=3)
         lay.setContentsMargins(4, 0, 4, 0)
         self.entries: dict[str, QWidget] = {}
         missing = not_modelled()
         for state in (*STATE_ORDER, "incoming"):
             box = QWidget()
             row = QHBoxLayout(box)
-            row.setContentsMargins(0, 0, 8, 0)
-            row.setSpacing(4)
+            row.setContentsMargins(0, 0, 5, 0)
+            row.setSpacing(3)
             row.addWidget(_Swatch(STATE_COLOURS[state], dashed=state == "incoming"))
             text = STATE_LABELS[state]
             tip = TERMS.get(state, "")

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
+
 from ssisim.engine import THROTTLE_STYLE
 
-#: Guest states shown on tiles, in legend order. stopped and suspended are not in the engine
-#: yet; they have colours so the legend and the tiles are ready for them.
+#: Guest states shown on tiles, in legend order: the scheduler's states, a relocation's, and
+#: those of a guest being paused or let go (suspending, suspended, resuming, stopped).
 STATE_ORDER = ("dispatch", "eligible", "dormant", "relocating", "quiesced", "stopped",
-               "suspended", "logged off")
+               "suspending", "suspended", "resuming", "logged off")
 STATE_LABELS = {"dispatch": "running", "eligible": "eligible", "dormant": "dormant",
                 "relocating": "relocating", "quiesced": "quiesced", "stopped": "stopped",
-                "suspended": "suspended", "logged off": "logged off", "incoming": "incoming"}
+                "suspending": "suspending", "suspended": "suspended", "resuming": "resuming",
+                "logged off": "logged off", "incoming": "incoming"}
 STATE_COLOURS = {
     "dispatch": "#3fa45b",
     "eligible": "#e0a526",
@@ -24,7 +26,9 @@ STATE_COLOURS = {
     "relocating": "#2f7fe0",
     "quiesced": "#d9453b",
     "stopped": "#9b59b6",
+    "suspending": "#7d8a99",
     "suspended": "#4c5a6a",
+    "resuming": "#3a9e98",
     "logged off": "#a3a3a3",
     "incoming": "#2f7fe0",
 }

@@ -10,6 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
+
 from ssisim.engine import THROTTLE_STYLE, RelocationSnapshot
 
 from .glossary import TERMS, THROTTLES, throttle_text

@@ -1,8 +1,8 @@
 """Training mode: lessons in the window (picker, briefing, Lesson panel, hints, debrief, sessions).
 
 The window owns one ``Training``; it adds the Lesson dock, the Lesson menu and the File menu's
-lesson actions. Everything it does to the simulation is a command through the window's console
-path (``HINT``, ``LESSON END``), so a session recorded here replays and grades headless to the
+lesson actions. Everything it does to the simulation is a typed command issued through the
+window (``HINT``, ``LESSON END``), so a session recorded here replays and grades headless to the
 same score; questions (the debrief, the session file) go to the worker with ``worker.call``.
 """
 
@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
     QMenuBar,
     QMessageBox,
 )
+
 from ssisim.engine import ScenarioConfig, Simulation, session_text
 
 from . import preferences as prefs_io
+from .commands import hint_command, lesson_command
 from .frames import Frame
 from .futures import when_done
 from .lesson_dialogs import BriefingDialog, DebriefDialog, LessonPicker, lesson_entries
@@ -92,7 +94,7 @@ class Training(QObject):
         self.act_hint = a("&Hint", self.request_hint, "Ctrl+H",
                           "Show the lesson's next hint (it costs points)")
         self.act_status = a("Objectives in the &console",
-                            lambda: win.issue("LESSON STATUS", "menu"), None,
+                            lambda: win.issue(lesson_command("STATUS"), "menu"), None,
                             "LESSON STATUS: the objectives and the score as a table")
         self.act_end = a("&End lesson...", self.request_end, None,
                          "End the lesson now; objectives not met yet fail")
@@ -266,7 +268,7 @@ class Training(QObject):
         n = les.hints_used
         ask = self.win.prefs.confirm_hints if confirm is None else confirm
         if not ask:
-            self.win.issue("HINT", "hint button")
+            self.win.issue(hint_command(), "hint button")
             return
         box = QMessageBox(QMessageBox.Icon.Question, "Hint",
                           f"Hint {n + 1} of {len(costs)} costs {costs[n]:g} points: your score "
@@ -283,7 +285,7 @@ class Training(QObject):
                 if again.isChecked():
                     self.win.prefs.confirm_hints = False
                     self._save_prefs()
-                self.win.issue("HINT", "hint button")
+                self.win.issue(hint_command(), "hint button")
 
         self._confirm(box, done)
 
@@ -293,7 +295,7 @@ class Training(QObject):
         if les is None or les.ended:
             return
         if not confirm:
-            self.win.issue("LESSON END", "lesson panel")
+            self.win.issue(lesson_command("END"), "lesson panel")
             return
         open_ = sum(1 for o in les.objectives if o.status == "pending")
         box = QMessageBox(QMessageBox.Icon.Warning, "End the lesson",
@@ -303,10 +305,10 @@ class Training(QObject):
                           QMessageBox.StandardButton.NoButton, self.win)
         yes = box.addButton("End the lesson", QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
-        self._confirm(box, lambda: self.win.issue("LESSON END", "lesson panel")
+        self._confirm(box, lambda: self.win.issue(lesson_command("END"), "lesson panel")
                       if box.clickedButton() is yes else None)
 
-    def _confirm(self, box: QMessageBox, done: Callable[[], None]) -> None:
+    def _confirm(self, box: QMessageBox, done: Callable[[], object]) -> None:
         def finished(_r: int) -> None:
             if self.confirm_box is box:
                 self.confirm_box = None
@@ -378,7 +380,7 @@ class Training(QObject):
                 return None
         p = Path(path)
         try:
-            p.write_text(text)
+            p.write_text(text, encoding="utf-8")
         except OSError as e:
             QMessageBox.warning(self.win, "Session not saved", f"{p}: {e.strerror}")
             return None

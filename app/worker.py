@@ -1,10 +1,11 @@
 """The simulation worker: the only thread that touches the ``Simulation``.
 
-It advances the simulated clock at the chosen pace, issues the window's commands between steps
-(as timeline entries at the current time, so a command typed while a SYNC relocation holds the
-console waits, exactly as in a headless replay), and publishes immutable frames to a
-``Mailbox`` that the window reads on its redraw timer. Rare happenings (compiling done, paused
-at a target, a failure) are Qt signals.
+It advances the simulated clock at the chosen pace, issues the window's typed commands between
+steps with ``Simulation.submit`` (a command issued while a SYNC relocation holds the console gets
+a ``Ticket`` and runs when the relocation ends, exactly as in a headless replay; its answer is
+``Simulation.answer(ticket)`` then), and publishes immutable frames to a ``Mailbox`` that the
+window reads on its redraw timer. Rare happenings (compiling done, paused at a target, a
+failure) are Qt signals.
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QThread, Signal
+
 from ssisim.engine import (
+    Command,
+    CPResponse,
     Event,
     ScenarioConfig,
     Simulation,
     Snapshot,
-    TimelineEntry,
+    Ticket,
     warmup_kernels,
 )
 
@@ -66,10 +70,12 @@ class _Msg:
 
 @dataclass
 class _Request:
+    """A command the window issued; ``ticket`` while it waits for the console."""
+
     request_id: int
-    text: str
+    command: Command
     t_s: float
-    waiting: bool = False
+    ticket: Ticket | None = None
 
 
 class SimWorker(QThread):
@@ -123,7 +129,12 @@ class SimWorker(QThread):
         self._console: list[ConsoleItem] = []
         self._seen_events = 0
         self._seen_commands = 0
-        self._pending: deque[_Request] = deque()
+        #: Requests whose command waits for the console (a SYNC relocation holds it).
+        self._waiting: deque[_Request] = deque()
+        #: Answers to requests by the number of their command's COMMAND event (``_answered``).
+        self._answers: dict[int, tuple[_Request, CPResponse]] = {}
+        #: The number of the latest COMMAND event the simulation emitted.
+        self._last_command_seq: int | None = None
         self._snapshot: Snapshot | None = None
         self._dirty = False
         #: Cleared by the window while it applies a frame and paints it. A redraw calls into
@@ -134,10 +145,13 @@ class SimWorker(QThread):
         self.gui_idle.set()
 
     # -- called from the main thread -----------------------------------------------------------
-    def submit(self, text: str) -> int:
-        """Issue a command at the current simulated time; returns its request id."""
+    def submit(self, command: Command) -> int:
+        """Issue a typed command at the current simulated time; returns its request id."""
+        if not isinstance(command, Command):
+            raise TypeError(f"the worker takes typed commands (parse_command), not "
+                            f"{type(command).__name__}")
         self._next_id += 1
-        self._inbox.put(_Msg("command", (self._next_id, text)))
+        self._inbox.put(_Msg("command", (self._next_id, command)))
         return self._next_id
 
     def run_clock(self) -> None:
@@ -243,8 +257,8 @@ class SimWorker(QThread):
         if msg.kind == "stop":
             return False
         if msg.kind == "command":
-            rid, text = msg.payload
-            self._command(rid, text)
+            rid, command = msg.payload
+            self._command(rid, command)
             self._check_lesson_end()
         elif msg.kind in ("run", "step", "run_to") and self._lesson_over():
             # the lesson is over: its clock stays where the lesson ended (Reset starts again)
@@ -297,6 +311,7 @@ class SimWorker(QThread):
     def _new_sim(self, scenario: ScenarioConfig, generation: int) -> None:
         self._scenario = scenario
         self._sim = Simulation(scenario)
+        self._sim.subscribe(self._on_event)
         self._generation = generation
         # The last simulation's picture must never stand for this one: ``_publish`` reuses a
         # snapshot whose time and event count match the simulation's, and a scenario opened
@@ -313,7 +328,9 @@ class SimWorker(QThread):
         self._console.clear()
         self._seen_events = 0
         self._seen_commands = 0
-        self._pending.clear()
+        self._waiting.clear()
+        self._answers.clear()
+        self._last_command_seq = None
         self._watcher = Watcher(self._watcher.wall_s, self._watcher.factors)
         self._watch = None
         self._pacer.set_factor(self._user_factor, 0.0)
@@ -403,25 +420,56 @@ class SimWorker(QThread):
             self._run_due()
             self._dirty = True
 
-    def _command(self, rid: int, text: str) -> None:
+    def _command(self, rid: int, command: Command) -> None:
         sim = self._sim
         assert sim is not None
-        req = _Request(rid, text, sim.t)
-        self._pending.append(req)
-        sim.schedule(TimelineEntry(sim.t, text))
-        self._run_due()
-        self._update_watch()
-        if req in self._pending and sim.console_busy():
-            req.waiting = True
+        # commands already due (a scenario's, a session's) run first, as they would headless
+        sim.run_until(sim.t)
+        req = _Request(rid, command, sim.t)
+        before = self._last_command_seq
+        res = sim.submit(command)
+        if isinstance(res, Ticket):
+            req.ticket = res
+            self._waiting.append(req)
             self._console.append(ConsoleItem(
-                "waiting", sim.t, text,
+                "waiting", sim.t, str(command),
                 ("Waiting: a SYNC relocation holds the console; the command runs when it ends",),
                 0, rid, seq=len(sim.events) - 0.5))
+        elif self._last_command_seq is not None and self._last_command_seq != before:
+            self._answers[self._last_command_seq] = (req, res)
+        else:  # no COMMAND event (never expected): answer it where the events stand now
+            self._console.append(ConsoleItem("answer", sim.t, str(command), tuple(res.lines),
+                                             res.rc, rid, seq=len(sim.events) - 0.5))
+        self._collect()
+        self._update_watch()
+
+    def _on_event(self, e: Event) -> None:
+        """Called by the simulation for every event (on this thread)."""
+        if e.kind == "COMMAND":
+            self._answered()
+            self._last_command_seq = e.seq
+
+    def _answered(self) -> None:
+        """Take the answers of waiting commands that have run.
+
+        A waiting command runs when the console is free, and the simulation gives its answer
+        (``answer(ticket)``) as soon as it has run, before any other command runs: so the
+        latest COMMAND event is that command's, and its answer goes there among the events.
+        """
+        while self._waiting:
+            req = self._waiting[0]
+            assert req.ticket is not None and self._sim is not None
+            resp = self._sim.answer(req.ticket)
+            if resp is None or self._last_command_seq is None:
+                return  # they run in the order they were issued: the rest wait too
+            self._waiting.popleft()
+            self._answers[self._last_command_seq] = (req, resp)
 
     def _collect(self) -> None:
-        """Copy the events that are new since the last look, and answer pending commands."""
+        """Copy the events that are new since the last look, and answer the window's commands."""
         sim = self._sim
         assert sim is not None
+        self._answered()
         new = sim.events[self._seen_events:]
         self._seen_events = len(sim.events)
         for e in new:
@@ -432,17 +480,20 @@ class SimWorker(QThread):
             log = sim.command_log[self._seen_commands] \
                 if self._seen_commands < len(sim.command_log) else None
             self._seen_commands += 1
-            typed = log is not None and log[3] == 0
+            answer = self._answers.pop(e.seq, None)
+            if answer is not None:
+                req, resp = answer
+                self._console.append(ConsoleItem(
+                    "answer", e.t_s, str(req.command), tuple(resp.lines), resp.rc,
+                    req.request_id, req.ticket is not None, e.seq))
+                continue
             lines = tuple(e.data.get("response", ()))
             rc = int(e.data.get("rc", 0))
-            if typed and self._pending and self._pending[0].text == e.message:
-                req = self._pending.popleft()
-                self._console.append(ConsoleItem("answer", e.t_s, e.message, lines, rc,
-                                                 req.request_id, req.waiting, e.seq))
-            else:
-                # typed but not here: a recorded session's command (``ssisim gui --session``)
-                self._console.append(ConsoleItem("session" if typed else "timeline", e.t_s,
-                                                 e.message, lines, rc, seq=e.seq))
+            # not the window's: the scenario's timeline, or a recorded session being replayed
+            # (``ssisim gui --session``: issued interactively, line 0)
+            typed = log is not None and log[3] == 0
+            self._console.append(ConsoleItem("session" if typed else "timeline", e.t_s,
+                                             e.message, lines, rc, seq=e.seq))
 
     def _current_snapshot(self) -> Snapshot:
         """The snapshot of the world now (the last one, unless a command changed the world)."""

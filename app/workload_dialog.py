@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from ssisim.engine import WORKLOAD_TYPES
+
+from ssisim.engine import WORKLOAD_TYPES, Command
 
 from .commands import workload_command
 
@@ -109,10 +110,10 @@ class WorkloadDialog(QDialog):
         """Set one parameter (as if typed)."""
         self.spins[name].setValue(value)
 
-    def command(self) -> str:
+    def command(self) -> Command:
         """The ``WORKLOAD userid START type [PARAM value]...`` command."""
         values = {n: s.value() for n, s in self.spins.items()}
         return workload_command(self.userid, self.kind.currentData(), values, self.params())
 
     def _update(self) -> None:
-        self.preview.setText(self.command())
+        self.preview.setText(str(self.command()))

@@ -14,8 +14,7 @@ import math
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterable
-from importlib import resources
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -60,15 +59,19 @@ def _whole(option: str, lo: int, hi: int, hi_text: str) -> Callable[[str], int]:
 
 
 def _seconds(option: str) -> Callable[[str], float]:
-    """An argparse type: a finite number of simulated seconds, 0 or more."""
+    """An argparse type: a finite number of simulated seconds, 0 to a year (the engine's
+    ``MAX_DURATION_S``, as for a scenario's ``duration_s``)."""
     def parse(text: str) -> float:
+        from ssisim.engine import MAX_DURATION_S
+
         try:
             v = float(text)
         except ValueError:
             v = math.nan
-        if not math.isfinite(v) or v < 0:
+        if not math.isfinite(v) or not 0 <= v <= MAX_DURATION_S:
             raise argparse.ArgumentTypeError(
-                f"{option} must be a finite number of seconds, 0 or more, not {text!r}")
+                f"{option} must be a finite number of seconds, 0 to {MAX_DURATION_S:,.0f}, "
+                f"not {text!r}")
         return v
     return parse
 
@@ -91,27 +94,23 @@ def check_steps(until: float, step_s: float, what: str) -> None:
 
 def bundled_dir() -> Path:
     """Folder of the scenarios shipped with the program."""
-    return Path(str(resources.files("ssisim.scenarios")))
+    from ssisim import engine
+
+    return engine.bundled_dir()
 
 
 def bundled_scenarios() -> list[Path]:
     """Every bundled scenario file, sorted by path."""
-    root = bundled_dir()
-    return sorted(p for p in root.rglob("*.toml"))
+    from ssisim import engine
+
+    return engine.bundled_scenarios()
 
 
 def resolve_scenario(name: str) -> Path:
     """A scenario path as given, or a bundled scenario by name (``demo``, ``overcommit``)."""
-    p = Path(name)
-    if p.exists():
-        return p
-    root = bundled_dir()
-    for cand in (root / name, root / f"{name}.toml"):
-        if cand.is_file():
-            return cand
-    names = ", ".join(str(s.relative_to(root).with_suffix("")) for s in bundled_scenarios())
-    raise UserError(f"{name}: no such scenario file, and no bundled scenario of that name "
-                    f"(bundled: {names})")
+    from ssisim import engine
+
+    return engine.find_scenario(name)
 
 
 def _now() -> str:
@@ -222,14 +221,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def resolve_lesson(name: str) -> Path:
     """A lesson file as given, or a bundled lesson by id or file name."""
-    p = Path(name)
-    if p.exists():
-        return p
-    root = bundled_dir() / "lessons"
-    for cand in sorted(root.glob("*.toml")):
-        if name in (cand.stem, cand.name) or cand.stem.split("-", 1)[-1] == name:
-            return cand
-    return resolve_scenario(name)
+    from ssisim import engine
+
+    return engine.find_lesson(name)
 
 
 def cmd_lessons(args: argparse.Namespace) -> int:
@@ -367,7 +361,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     db = Path(args.db) if args.db else engine.default_db_path()
     if not db.exists():
-        raise UserError(f"run {args.run_id} is not in {db} (no runs stored: the file does not exist)")
+        raise UserError(f"run {args.run_id} is not in {db} (no runs stored: the file does not "
+                        "exist)")
     with engine.RunStore(db) as store:
         rec = store.run(args.run_id)
         if rec is None:
@@ -416,23 +411,22 @@ def _measure(args: argparse.Namespace, run: Any, fmt: Any, ok: Any) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmarks and report each against its target."""
-    from ssisim.engine import _bench
+    from ssisim import engine
 
-    return _measure(args, _bench.run_all, _bench.format_results,
+    return _measure(args, engine.run_benchmarks, engine.format_benchmarks,
                     lambda r: all(b["ok"] for b in r["benchmarks"]))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Run the reference scenarios and compare with the published measurements."""
-    from ssisim.engine import _validate
+    from ssisim import engine
 
-    return _measure(args, _validate.validate, _validate.format_validation, lambda r: r["ok"])
+    return _measure(args, engine.validate, engine.format_validation, lambda r: r["ok"])
 
 
 def cmd_charts(args: argparse.Namespace) -> int:
     """Draw the documentation's charts from the bundled scenarios, headless."""
     from ssisim import charts, engine
-    from ssisim.engine import _validate
 
     out = Path(args.out)
 
@@ -462,7 +456,7 @@ def cmd_charts(args: argparse.Namespace) -> int:
     frames = {n: m.frames for n, m in sim.members.items()}
     written.append(charts.member_storage(member_rows(sim), frames,
                                          out / "relocation-short-storage.png", rel["start_s"]))
-    rows = _validate.validate_series()
+    rows = engine.validate_series()
     size_rows = [r for r in rows if "size" in r["measure"]]
     link_rows = [r for r in rows if "capacity" in r["measure"]]
     pub = {"quiesce_s": {100.0: 8.71}, "relocation_s": {100.0: 22.46}}
@@ -517,6 +511,10 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+#: The longest ``--screenshot-after`` (wall seconds): a screenshot run always ends.
+MAX_SCREENSHOT_AFTER_S = 300.0
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     """Open the desktop app (Qt is imported here only, never by the rest of the CLI)."""
     from ssisim import engine
@@ -525,6 +523,13 @@ def cmd_gui(args: argparse.Namespace) -> int:
     if args.run_until is not None:  # finite and 0 or more: checked by the parser
         check_steps(args.run_until, scenario.step_s, "--run-until")
     size = _size(args.size) if args.size else None
+    after = args.screenshot_after
+    if after is not None:
+        if not args.screenshot:
+            raise UserError("--screenshot-after needs --screenshot PATH")
+        if not 0 < after <= MAX_SCREENSHOT_AFTER_S:
+            raise UserError(f"--screenshot-after {after:g}: wall seconds from more than 0 to "
+                            f"{MAX_SCREENSHOT_AFTER_S:g}")
     session = engine.load_session(args.session) if args.session else None
     if session is not None:
         want = scenario.lesson.id if scenario.lesson is not None else scenario.name
@@ -537,7 +542,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
         raise UserError(f"the desktop app needs PySide6 and pyqtgraph ({e}); install them with "
                         "pip install 'ssisim[gui]'") from None
     return run_gui(scenario, run_until=args.run_until, screenshot=args.screenshot, size=size,
-                   speed=args.speed, select=args.select, theme=args.theme, session=session)
+                   speed=args.speed, select=args.select, theme=args.theme, session=session,
+                   db=Path(args.db) if args.db else None, screenshot_after_s=after)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -629,6 +635,12 @@ def build_parser() -> argparse.ArgumentParser:
                    f"at most {steps} steps of the scenario's step_s)")
     g.add_argument("--screenshot", metavar="PATH",
                    help="with --run-until: save the window as PNG at that time, then exit")
+    g.add_argument("--screenshot-after", type=_seconds("--screenshot-after"),
+                   metavar="WALL_SECONDS",
+                   help="with --screenshot: once at --run-until, run the clock at --speed "
+                   "(default 1x) with watch mode on for this many wall seconds (more than 0, "
+                   f"at most {MAX_SCREENSHOT_AFTER_S:g}), then save the PNG: the window as a "
+                   "user sees it running"),
     g.add_argument("--size", metavar="WxH", help="window size in pixels, width and height 200 "
                    "to 10000 each (default 1600x1000)")
     g.add_argument("--speed", choices=["1x", "10x", "100x", "max"],
@@ -639,6 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--session", metavar="FILE",
                    help="replay a recorded session's commands at their times (a student's "
                    "lesson, shown to the trainer)")
+    g.add_argument("--db", metavar="PATH", help="run database where File > Export report stores "
+                   "the run (default: in the user data dir)")
     g.set_defaults(fn=cmd_gui)
     return p
 

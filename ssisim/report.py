@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ssisim import charts
-from ssisim.text import csv_row
 from ssisim.engine import PAGES_PER_GB, RunStore, ScenarioError, default_db_path, load_scenario
+from ssisim.text import csv_row
 
 #: The report's page, in the output folder next to its charts and data.
 REPORT_FILE = "report.html"

@@ -16,10 +16,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
-from ssisim.app.main_window import MainWindow
-from ssisim.engine import load_scenario
 
+from ssisim.app.main_window import MainWindow
 from ssisim.cli import resolve_scenario
+from ssisim.engine import load_scenario
 
 pg.setConfigOptions(mouseRateLimit=-1)
 
@@ -62,8 +62,8 @@ def make_window(qtbot, settings: QSettings) -> Iterator[Callable[..., MainWindow
     """
     windows: list[MainWindow] = []
 
-    def make(name: str = "demo", show: bool = True) -> MainWindow:
-        win = MainWindow(load_scenario(resolve_scenario(name)), settings)
+    def make(name: str = "demo", show: bool = True, **kwargs) -> MainWindow:
+        win = MainWindow(load_scenario(resolve_scenario(name)), settings, **kwargs)
         # pytest-qt closes the window after the test: nobody is there to answer whether the
         # work in progress may go
         qtbot.addWidget(win, before_close_func=lambda w: setattr(w, "ask_before_discarding",

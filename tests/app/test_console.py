@@ -2,20 +2,54 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
+
 from ssisim.app.completion import CommandHistory, complete
-from ssisim.engine import VERBS
+from ssisim.engine import VERBS, VmrelocateMove
 
 
 def test_a_typed_command_gets_cps_answer(make_window, qtbot, wait_console):
     win = make_window("demo")
     qtbot.keyClicks(win.console.line, "q alloc page")
     qtbot.keyClick(win.console.line, Qt.Key.Key_Return)
-    wait_console(win, "> q alloc page")
+    # the console shows the command as issued and recorded: its canonical text
+    wait_console(win, "> QUERY ALLOC PAGE")
     wait_console(win, "SUMMARY")
     assert win.console.line.text() == ""
-    win.issue("FOO")
-    wait_console(win, "HCPCMD001E Unknown CP command: FOO")
+    assert win.history.items[-1] == "q alloc page"  # Up brings back what was typed
+
+
+def test_text_that_is_no_command_is_answered_at_once_and_reaches_nobody(make_window, qtbot,
+                                                                        monkeypatch):
+    win = make_window("demo")
+    sent: list = []
+    monkeypatch.setattr(win.worker, "submit", lambda cmd: sent.append(cmd) or 0)
+    qtbot.keyClicks(win.console.line, "FOO BAR")
+    qtbot.keyClick(win.console.line, Qt.Key.Key_Return)
+    # no round trip to the simulation: CP's message is there as soon as Enter is pressed
+    text = win.console.text()
+    assert "> FOO BAR" in text and "HCPCMD001E Unknown CP command: FOO" in text
+    assert win.issue_text("vmrelocate move lnxidl1") is None
+    assert "HCPVMR026E Operand missing or invalid (destination member)" in win.console.text()
+    assert sent == [] and win.unsaved_work() is None  # nothing issued, nothing to record
+    log = win.worker.call(lambda sim: list(sim.command_log)).result(timeout=20)
+    assert [c for c in log if c[3] == 0] == []  # none issued interactively
+
+
+def test_the_worker_gets_typed_commands(make_window, qtbot, monkeypatch, wait_console):
+    win = make_window("demo")
+    sent: list = []
+    submit = win.worker.submit
+    monkeypatch.setattr(win.worker, "submit", lambda cmd: sent.append(cmd) or submit(cmd))
+    win.issue_text("vmrel move lnxidl1 memb2 async")
+    assert sent == [VmrelocateMove(userid="LNXIDL1", dest="MEMB2", sync=False)]
+    wait_console(win, "> VMRELOCATE MOVE USER LNXIDL1 TO MEMB2 ASYNC")
+    wait_console(win, "Relocation of LNXIDL1 from MEMB1 to MEMB2 started (ASYNC)")
+    with pytest.raises(TypeError):
+        submit("Q N")  # text never reaches the worker
+    with pytest.raises(TypeError):
+        win.issue("Q N")
 
 
 def test_up_and_down_walk_the_history(make_window, qtbot):

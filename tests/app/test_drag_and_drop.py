@@ -1,12 +1,15 @@
-"""Relocating by drag and drop: the tile's drag names the guest, the drop issues VMRELOCATE."""
+"""Relocating by drag and drop: the tile's drag names the guest, the drop issues VMRELOCATE
+(a typed command: the worker gets the object, the console shows its text)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QDrag, QDragEnterEvent, QDropEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication
+
 from ssisim.app.guest_tile import MIME_GUEST
 from ssisim.app.relocate_dialog import RelocateDialog
+from ssisim.engine import VmrelocateMove
 
 
 def _drop(panel, mime, modifiers=Qt.KeyboardModifier.NoModifier) -> tuple[bool, bool]:
@@ -49,10 +52,21 @@ def test_dragging_a_tile_carries_the_guest(make_window, qtbot, monkeypatch):
     assert win.model.selected == "LNXIDL1"  # pressing a tile also selects the guest
 
 
-def test_a_drop_on_another_member_relocates_the_guest(make_window, qtbot, wait_console):
+def _record_submits(win, monkeypatch) -> list:
+    """What the window hands to the worker, in order (it is still passed on)."""
+    sent: list = []
+    submit = win.worker.submit
+    monkeypatch.setattr(win.worker, "submit", lambda cmd: sent.append(cmd) or submit(cmd))
+    return sent
+
+
+def test_a_drop_on_another_member_relocates_the_guest(make_window, qtbot, wait_console,
+                                                      monkeypatch):
     win = make_window("demo")
+    sent = _record_submits(win, monkeypatch)
     mime = win.cluster.tiles["LNXIDL1"].mime_data()
     assert _drop(win.cluster.panels["MEMB2"], mime) == (True, True)
+    assert sent == [VmrelocateMove(userid="LNXIDL1", dest="MEMB2")]
     wait_console(win, "VMRELOCATE MOVE USER LNXIDL1 TO MEMB2")
     wait_console(win, "Relocation of LNXIDL1 from MEMB1 to MEMB2 started")
     qtbot.waitUntil(lambda: win.model.state_of("LNXIDL1") == "relocating")
@@ -68,8 +82,9 @@ def test_a_drop_on_its_own_member_does_nothing(make_window, qtbot):
     assert "VMRELOCATE" not in win.console.text()
 
 
-def test_shift_drop_asks_for_options_first(make_window, qtbot, wait_console):
+def test_shift_drop_asks_for_options_first(make_window, qtbot, wait_console, monkeypatch):
     win = make_window("demo")
+    sent = _record_submits(win, monkeypatch)
     mime = win.cluster.tiles["LNXWEB1"].mime_data()
     _drop(win.cluster.panels["MEMB2"], mime, Qt.KeyboardModifier.ShiftModifier)
     dialogs = [d for d in win._dialogs if isinstance(d, RelocateDialog)]
@@ -79,7 +94,10 @@ def test_shift_drop_asks_for_options_first(make_window, qtbot, wait_console):
     dlg.async_button.setChecked(True)
     dlg.immediate.setChecked(True)
     dlg.accept()
-    wait_console(win, "VMRELOCATE MOVE USER LNXWEB1 TO MEMB2 ASYNC IMMEDIATE")
+    assert sent == [VmrelocateMove(userid="LNXWEB1", dest="MEMB2", sync=False, immediate=True,
+                                   maxquiesce_s=None)]
+    wait_console(win, "> VMRELOCATE MOVE USER LNXWEB1 TO MEMB2 ASYNC IMMEDIATE "
+                      "MAXQUIESCE NOLIMIT")
     wait_console(win, "started (ASYNC)")
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import locale
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
+
 from ssisim.app.commands import only_asks, relocate_command
 from ssisim.app.main_window import MainWindow
-from ssisim.engine import load_scenario
-
 from ssisim.cli import resolve_scenario
+from ssisim.engine import load_scenario, load_session, parse_command
 
 
 def _options(args: tuple, kwargs: dict) -> QFileDialog.Option:
@@ -128,8 +130,8 @@ def test_a_lesson_in_progress_is_not_discarded_without_asking(make_window, qtbot
 def test_commands_not_recorded_are_not_discarded_without_asking(make_window, qtbot, monkeypatch,
                                                                tmp_path, wait_console):
     win = make_window("demo")
-    win.issue("Q N")
-    win.issue("IND LOAD")
+    win.issue_text("Q N")
+    win.issue_text("IND LOAD")
     assert win.unsaved_work() is None  # questions change nothing worth keeping
     win.issue(relocate_command("LNXIDL1", "MEMB2"), "drag")
     wait_console(win, "Relocation of LNXIDL1 from MEMB1 to MEMB2 started")
@@ -153,7 +155,49 @@ def test_commands_not_recorded_are_not_discarded_without_asking(make_window, qtb
 def test_only_asks_knows_cps_questions():
     for text in ("Q N", "query names", "IND LOAD", "AT MEMB2 CMD Q ALLOC PAGE",
                  "VMRELOCATE TEST USER LNX01 TO MEMB2", "VMREL STATUS"):
-        assert only_asks(text), text
+        assert only_asks(parse_command(text)), text
     for text in ("VMRELOCATE MOVE USER LNX01 TO MEMB2", "FORCE LNX01", "XAUTOLOG LNX01",
-                 "AT MEMB1 CMD STOP LNX01", "WORKLOAD LNX01 START IDLE"):
-        assert not only_asks(text), text
+                 "AT MEMB1 CMD FORCE LNX01", "WORKLOAD LNX01 START IDLE"):
+        assert not only_asks(parse_command(text)), text
+
+
+@pytest.fixture
+def ascii_locale():
+    """A locale whose encoding is not UTF-8 (as Windows' cp1252 is): files written with the
+    locale's encoding could not hold an emoji. Qt switches a C locale to UTF-8 when it starts,
+    so the test sets it back for its own duration."""
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    assert locale.getpreferredencoding(False).lower() not in ("utf-8", "utf8")
+    yield
+    locale.setlocale(locale.LC_CTYPE, old)
+
+
+def test_files_the_window_writes_are_utf8_whatever_the_locale(make_window, qtbot, monkeypatch,
+                                                              tmp_path, ascii_locale):
+    source = resolve_scenario("demo").read_text(encoding="utf-8").replace(
+        'name = "Demo cluster"', 'name = "Demo cluster \U0001F680 Zo\u00eb"', 1)
+    scenario = tmp_path / "emoji.toml"
+    scenario.write_text(source, encoding="utf-8")
+    win = make_window("demo")
+    assert win.load_scenario_file(str(scenario))
+    qtbot.waitUntil(lambda: win.model.generation >= 2, timeout=20_000)
+    win.prefs.student = "Zo\u00eb \U0001F642"
+    win.issue(relocate_command("LNXIDL1", "MEMB2"), "drag")
+    qtbot.waitUntil(lambda: bool(win.model.snapshot.relocations), timeout=10_000)
+    answers = iter([str(tmp_path / "saved.toml"), str(tmp_path / "recorded.toml")])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (next(answers), ""))
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text: pytest.fail(text))
+
+    win.save_scenario()
+    assert (tmp_path / "saved.toml").read_text(encoding="utf-8") == source
+    win.record_session_dialog()
+    recorded = load_scenario(tmp_path / "recorded.toml")
+    assert recorded.name == "Demo cluster \U0001F680 Zo\u00eb"
+    assert recorded.timeline[-1].command == "VMRELOCATE MOVE USER LNXIDL1 TO MEMB2"
+    saved = win.training.save_session_dialog(str(tmp_path / "lesson.session.toml"))
+    assert saved is not None
+    session = load_session(saved)
+    assert session.student == "Zo\u00eb \U0001F642"
+    assert session.lesson == "Demo cluster \U0001F680 Zo\u00eb"
+    assert [c.command for c in session.commands] == ["VMRELOCATE MOVE USER LNXIDL1 TO MEMB2"]

@@ -6,6 +6,7 @@ import time
 from itertools import pairwise
 
 from PySide6.QtCore import QPointF, QTimer
+
 from ssisim.app.throttle_timeline import ROWS
 from ssisim.engine import THROTTLE_REASONS
 
@@ -61,3 +62,23 @@ def test_the_quiesce_timer_counts_while_the_guest_is_stopped(make_window, qtbot,
     assert win.model.guest("LNXBUSY").member == "MEMB2"
     assert win.relocation.values["status"].text() == "relocated"
     assert len(win.relocation.passes._passes) == 5
+
+
+def test_the_quiesce_timer_shows_the_limit_the_relocation_was_given(make_window, qtbot,
+                                                                    wait_console):
+    win = make_window("demo")
+    win.issue_text("VMRELOCATE MOVE USER LNXIDL1 TO MEMB2 ASYNC MAXQUIESCE 7 MAXTOTAL 600")
+    wait_console(win, "Relocation of LNXIDL1 from MEMB1 to MEMB2 started")
+    qtbot.waitUntil(lambda: bool(win.model.snapshot.relocations), timeout=10_000)
+    r = win.model.snapshot.relocations[0]
+    assert r.maxquiesce_s == 7.0  # the typed option, carried by the snapshot
+    timer = win.relocation.timer
+    qtbot.waitUntil(lambda: timer.limit.format() == "MAXQUIESCE 7 s", timeout=10_000)
+    assert not timer.limit.isHidden() and timer.note.text() == ""
+    win.issue_text("VMRELOCATE MOVE USER LNXIDL2 TO MEMB1 ASYNC MAXQUIESCE NOLIMIT")
+    qtbot.waitUntil(lambda: any(r.userid == "LNXIDL2" for r in win.model.snapshot.relocations),
+                    timeout=10_000)
+    r2 = next(r for r in win.model.snapshot.relocations if r.userid == "LNXIDL2")
+    assert r2.maxquiesce_s is None
+    timer.show_relocation(r2)
+    assert timer.limit.isHidden() and timer.note.text() == "MAXQUIESCE NOLIMIT"

@@ -8,9 +8,8 @@ from ssisim.app.frames import SampleBuilder
 from ssisim.app.history import History
 from ssisim.app.mailbox import Mailbox
 from ssisim.app.pacing import Pacer
-from ssisim.engine import Simulation, load_scenario
-
 from ssisim.cli import resolve_scenario
+from ssisim.engine import Simulation, load_scenario
 
 
 class FakeClock:

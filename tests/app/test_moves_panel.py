@@ -4,9 +4,8 @@ show their phase, a progress bar that grows and the downtime, as LGR does."""
 from __future__ import annotations
 
 from ssisim.app.moves import move_lines
-from ssisim.engine import MigrationSnapshot, PauseSnapshot, Simulation, load_scenario
-
 from ssisim.cli import resolve_scenario
+from ssisim.engine import MigrationSnapshot, PauseSnapshot, Simulation, load_scenario
 
 
 def _row(win, key: str):
@@ -80,7 +79,7 @@ def test_a_cp_stop_shows_stopped_until_begin_then_the_wait_for_an_answer(make_wi
     assert row.status.full == "stopped until BEGIN"
     assert row.line.stopped and "scheduled" in row.bar.text
     assert "WAS01" in win.moves.summary.text()  # stopped now
-    win.issue("SEND CP WAS01 BEGIN")
+    win.issue_text("SEND CP WAS01 BEGIN")
     wait_console(win, "> SEND CP WAS01 BEGIN")
     run_to(win, 311)
     row = _row(win, "stop WAS01@300")
@@ -105,3 +104,58 @@ def test_snapshots_carry_the_migrations_and_pauses():
     sim.run_until(320)
     p = next(p for p in sim.snapshot().pauses if p.userid == "WAS01")
     assert isinstance(p, PauseSnapshot) and p.action == "suspend" and p.active
+
+
+def _detail(win, userid: str) -> str:
+    win.model.select(userid)
+    win.detail.refresh(force=True)
+    return win.detail.header.text()
+
+
+def test_a_guest_being_suspended_or_resumed_shows_its_phase_not_the_stand_in_work(make_window,
+                                                                                  run_to,
+                                                                                  wait_console):
+    win = make_window("scenarios/pause/pause-suspend.toml")
+    run_to(win, 318)  # WAS01 writes its image: the engine runs a sequential toucher for it
+    g = win.model.guest("WAS01")
+    assert g.state == "dispatch" and g.workload.startswith("SEQTOUCH")
+    tile = win.cluster.tiles["WAS01"]
+    assert win.model.state_of("WAS01") == "suspending" and tile.state == "suspending"
+    assert tile.workload_word() == "writing image"
+    assert "suspending" in tile.toolTip() and "SEQTOUCH" not in tile.toolTip()
+    assert "writing the image to swap (2 of 2)" in tile.toolTip()
+    header = _detail(win, "WAS01")
+    assert "suspending" in header and "writing the image to swap (2 of 2)" in header
+    assert "Linux suspend: writing the image to swap (2 of 2), " in header
+    assert "M of 495.5M image" in header
+    assert "Throughput" not in tile.toolTip()  # that of the stand-in work
+    # and its throughput chart says it serves nothing, not what the stand-in writes
+    assert g.throughput > 1000 and win.model.history.guest("WAS01", "throughput")[-1] == 0.0
+    assert "SEQTOUCH" not in header and "running" not in header
+    run_to(win, 335)  # halted: the scheduler's own state says it
+    assert tile.state == "suspended" and "suspended" in _detail(win, "WAS01")
+    win.issue_text("LINUX WAS01 RESUME")
+    wait_console(win, "> LINUX WAS01 RESUME")
+    run_to(win, 350)  # booted; the image is read back
+    g = win.model.guest("WAS01")
+    assert g.workload.startswith("SEQTOUCH")
+    assert tile.state == "resuming" and tile.workload_word() == "reading image"
+    header = _detail(win, "WAS01")
+    assert "resuming" in header and "reading the image back (2 of 3)" in header
+    assert "SEQTOUCH" not in header and "SEQTOUCH" not in tile.toolTip()
+    # the legend names the new states, with what they mean
+    assert {"suspending", "resuming"} <= set(win.cluster.legend.entries)
+
+
+def test_a_cp_stop_shows_stopped_then_resuming_until_the_first_answer(make_window, run_to,
+                                                                     wait_console):
+    win = make_window("scenarios/pause/pause-stop.toml")
+    run_to(win, 310)
+    tile = win.cluster.tiles["WAS01"]
+    assert tile.state == "stopped" and tile.workload_word() == "CP STOP"
+    assert "stopped" in _detail(win, "WAS01")
+    win.issue_text("SEND CP WAS01 BEGIN")
+    wait_console(win, "> SEND CP WAS01 BEGIN")
+    run_to(win, 311)
+    assert win.model.state_of("WAS01") == "resuming" and tile.workload_word() == "after BEGIN"
+    assert "BEGIN: waiting for the first answer" in _detail(win, "WAS01")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
+
 from ssisim.engine import RunStore
 
 
@@ -66,3 +68,30 @@ def test_a_report_that_cannot_be_written_says_why(make_window, qtbot, tmp_path: 
     qtbot.waitUntil(lambda: bool(warnings), timeout=120_000)
     assert str(blocker) in warnings[0]
     assert win.act_report.isEnabled()
+
+
+def test_gui_db_is_where_the_window_stores_runs(make_window, run_to, qtbot, tmp_path: Path,
+                                                monkeypatch) -> None:
+    """``ssisim gui --db PATH`` reaches the window: Export report stores the run there."""
+    import ssisim.app.main as app_main
+    from ssisim.cli import main as cli_main
+
+    seen: dict = {}
+    monkeypatch.setattr(app_main, "run_gui", lambda scenario, **kw: seen.update(kw) or 0)
+    db = tmp_path / "class runs.sqlite"
+    assert cli_main(["gui", "demo", "--db", str(db)]) == 0
+    assert seen["db"] == db
+    assert cli_main(["gui", "demo"]) == 0 and seen["db"] is None  # the default store
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text: pytest.fail(text))
+    win = make_window("lgr-short-destination", db_path=db)
+    run_to(win, 20)
+    fut = win.export_report(str(tmp_path / "report"))
+    qtbot.waitUntil(fut.done, timeout=120_000)
+    db_used, run_id, _page = fut.result()
+    assert db_used == db
+    with RunStore(db) as store:
+        assert [r["id"] for r in store.runs()] == [run_id]
+    assert not (tmp_path / "data" / "ssisim" / "runs.sqlite").exists()
+    qtbot.waitUntil(lambda: str(db) in win.statusBar().currentMessage(), timeout=10_000)

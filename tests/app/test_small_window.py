@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
+
+from ssisim import charts
 from ssisim.app.pass_chart import MIN_BAR, PassChart, compact
 from ssisim.app.plot_style import compact_ticks
 from ssisim.app.theme import PASS_COLOURS, THROTTLE_COLOURS
 from ssisim.app.throttle_timeline import ROWS, row_label
 from ssisim.engine import THROTTLE_REASONS, THROTTLE_STYLE, PassSnapshot, RelocationSnapshot
-
-from ssisim import charts
 
 #: Pages of the passes of a busy guest: pass 1 sends everything, the others a few per cent.
 PAGES = (2_097_152, 419_000, 9_800, 310)

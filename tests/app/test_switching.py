@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
+
 from ssisim.app.guest_tile import GuestTile
 from ssisim.app.main_window import MainWindow
-from ssisim.engine import Simulation
-
 from ssisim.cli import resolve_lesson, resolve_scenario
+from ssisim.engine import Simulation
 
 #: Bundled scenarios and lessons the switches go between. lgr-short-destination and lesson 1
 #: both start with no event at t = 0 (the case of the filed issue); demo starts with six.
@@ -107,6 +107,7 @@ def switcher(qtbot, monkeypatch) -> Callable[[MainWindow, str, bool], None]:
     return switch
 
 
+@pytest.mark.slow
 def test_every_pair_of_scenario_and_lesson_shows_the_new_guests(make_window, qtbot, switcher):
     win = make_window(SCENARIOS[0])
     current = SCENARIOS[0]
@@ -123,6 +124,7 @@ def test_every_pair_of_scenario_and_lesson_shows_the_new_guests(make_window, qtb
                     current = target
 
 
+@pytest.mark.slow
 def test_fifty_random_switches_always_show_the_new_guests(make_window, qtbot, switcher):
     rng = random.Random(20240611)
     names = [*SCENARIOS, *LESSONS]

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
+
 from ssisim.app.glossary import TERMS
 from ssisim.app.hover import PlotHover
 from ssisim.app.throttle_timeline import ROWS

@@ -11,10 +11,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
-from ssisim.engine import grade_session, load_scenario, load_session
 
 from ssisim.cli import main as cli_main
 from ssisim.cli import resolve_lesson
+from ssisim.engine import grade_session, load_scenario, load_session
 
 LESSON = "lessons/01-first-relocation"
 SOLUTION = Path(__file__).parents[1] / "lessons" / "solutions" / "01-first-relocation.session.toml"

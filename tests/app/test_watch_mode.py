@@ -54,7 +54,7 @@ def _relocate_at_10x(win, qtbot, wait_console) -> list[tuple[float, float | None
     seen: list[tuple[float, float | None, Watch | None]] = []
     win.model.updated.connect(lambda f: seen.append((f.snapshot.t_s, win.worker._pacer.factor,
                                                      f.watch)))
-    win.issue("VMRELOCATE MOVE USER LNXIDL1 TO MEMB2")
+    win.issue_text("VMRELOCATE MOVE USER LNXIDL1 TO MEMB2")
     wait_console(win, "User LNXIDL1 has been relocated from MEMB1 to MEMB2", 30_000)
     qtbot.waitUntil(lambda: len(seen) > 3 and seen[-1][1] == 10.0 and seen[-1][2] is None,
                     timeout=20_000)

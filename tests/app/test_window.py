@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 from PySide6.QtGui import QPalette
+
 from ssisim.app.main_window import MainWindow
 from ssisim.app.plot_style import palette_colours
-from ssisim.engine import load_scenario
-
 from ssisim.cli import resolve_scenario
+from ssisim.engine import load_scenario
 
 
 def test_cli_gui_subcommand_does_not_import_qt_until_run():

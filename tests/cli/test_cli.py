@@ -277,7 +277,7 @@ def test_show_a_run_that_does_not_exist(cli: Cli, db: Path) -> None:
 @pytest.mark.parametrize("argv", [["--until", "-5"], ["--until=-5"]])
 def test_negative_until(cli: Cli, db: Path, argv: list[str]) -> None:
     rc, _out, err = cli("run", "demo", *argv, "--db", str(db))
-    assert_user_error(rc, err, "--until", "-5", "0 or more")
+    assert_user_error(rc, err, "--until", "-5", "0 to 31,536,000")
     rc, out, _err = cli("runs", "--db", str(db))
     assert "No runs stored yet" in out
 

@@ -26,10 +26,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
-from ssisim.app.main_window import MainWindow
-from ssisim.engine import load_scenario
 
+from ssisim.app.main_window import MainWindow
 from ssisim.cli import resolve_scenario
+from ssisim.engine import load_scenario
 
 TARGET_FPS = 30.0
 TARGET_PAUSE_MS = 100.0
