@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
@@ -33,8 +33,34 @@ from .futures import when_done
 from .lesson_dialogs import BriefingDialog, DebriefDialog, LessonPicker, lesson_entries
 from .lesson_panel import LessonPanel
 
-if TYPE_CHECKING:
-    from .main_window import MainWindow
+
+class TrainingHost(Protocol):
+    """What training mode uses of its window (``MainWindow`` is one): its model, worker,
+    preferences and settings, its docks and actions, and a few of its services. Training mode
+    is written against this, so the window can own it without an import circle."""
+
+    model: Any
+    worker: Any
+    prefs: Any
+    settings: Any
+    docks: dict[str, Any]
+    scenario: Any
+    events: Any
+
+    def issue(self, command: Any, source: str = "") -> int | None: ...
+    def toggle_run(self) -> None: ...
+    def load_scenario_file(self, *args: Any, **kwargs: Any) -> Any: ...
+    def mark_saved(self, *args: Any, **kwargs: Any) -> Any: ...
+    def remember_dir(self, folder: str | Path) -> None: ...
+    def statusBar(self) -> Any: ...
+    def resizeDocks(self, *args: Any) -> None: ...
+    def width(self) -> int: ...
+    def _dock(self, name: str, title: str, widget: Any, area: Any) -> None: ...
+    def _action(self, text: str, slot: Any, shortcut: str | None = None,
+                tip: str | None = None) -> Any: ...
+    def _keep(self, w: Any) -> None: ...
+    def _dir(self) -> str: ...
+
 
 def session_key(scenario: ScenarioConfig) -> str:
     """What a session file names its scenario by: the lesson's id, else the scenario's name."""
@@ -55,12 +81,12 @@ class Training(QObject):
 
     Parameters
     ----------
-    win : MainWindow
+    win : TrainingHost
         The window; its docks must exist and its layout must not be restored yet (the Lesson
         dock takes part in the saved layout).
     """
 
-    def __init__(self, win: MainWindow) -> None:
+    def __init__(self, win: TrainingHost) -> None:
         super().__init__(win)
         self.win = win
         #: Show the briefing and the debrief by themselves (off for screenshots).
