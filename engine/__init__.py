@@ -77,6 +77,11 @@ from ._state import (
 from ._storage_vmotion import SVMotionModel
 from ._store import RunStore, StoreError, default_db_path
 from ._summary import build_summary, format_summary
+from ._sweep import MEASURES as SWEEP_MEASURES
+from ._sweep import Point as SweepPoint
+from ._sweep import SweepError, check_measures, parse_vary, run_sweep
+from ._sweep import plan as plan_sweep
+from ._sweep import table as sweep_table
 from ._throttle_style import THROTTLE_STYLE
 from ._units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size_to_pages
 from ._validate import format_validation, validate, validate_series
@@ -100,5 +105,6 @@ __all__ = [
     "StoreError", "SVMotionModel", "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket", "TimelineEntry",
     "validate", "validate_series", "VERBS", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
     "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES", "WorkloadError",
-    "WorkloadSpec",
+    "WorkloadSpec", "SWEEP_MEASURES", "SweepPoint", "SweepError", "check_measures", "parse_vary",
+    "run_sweep", "plan_sweep", "sweep_table",
 ]

@@ -417,6 +417,61 @@ def cmd_bench(args: argparse.Namespace) -> int:
                     lambda r: all(b["ok"] for b in r["benchmarks"]))
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """Run a scenario over the product of varied fields and seeds; a table of the measures."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tqdm import tqdm
+
+    from ssisim import engine
+
+    path = resolve_lesson(args.scenario)
+    text = path.read_text(encoding="utf-8")
+    scenario = engine.load_scenario(path)
+    try:
+        varies = [engine.parse_vary(v) for v in args.vary]
+        measures = engine.check_measures(args.measure or ["relocation_s", "quiesce_s", "passes"],
+                                         [g.userid for g in scenario.guests])
+        points = engine.plan_sweep(text, str(path), varies, args.seeds)
+    except engine.SweepError as e:
+        raise UserError(str(e)) from None
+    if args.until is not None:
+        check_steps(args.until, scenario.step_s, "--until")
+    workers = args.workers or os.cpu_count() or 1
+    bar = tqdm(total=len(points), desc="sweep", unit="run", file=sys.stderr, disable=args.quiet)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    if workers == 1:
+        results = engine.run_sweep(points, measures, args.until, progress=progress)
+    else:
+        with ProcessPoolExecutor(workers) as ex:
+            results = engine.run_sweep(points, measures, args.until, ex, progress)
+    bar.close()
+    rows = engine.sweep_table(points, results, measures)
+    cols = list(rows[0]) if rows else []
+    widths = {c: max(len(c), *(len(_cell(r[c])) for r in rows)) for c in cols}
+    say("  ".join(c.rjust(widths[c]) for c in cols))
+    for r in rows:
+        say("  ".join(_cell(r[c]).rjust(widths[c]) for c in cols))
+    if args.csv:
+        with Path(args.csv).open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(cols)
+            w.writerows(csv_row(r[c] for c in cols) for r in rows)
+    return 0
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.3f}" if abs(v) < 1e6 else f"{v:,.0f}"
+    return str(v)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Run the reference scenarios and compare with the published measurements."""
     from ssisim import engine
@@ -619,6 +674,26 @@ def build_parser() -> argparse.ArgumentParser:
     ch = sub.add_parser("charts", help="draw the documentation's charts (PNG) headless")
     ch.add_argument("--out", default="docs/img", metavar="DIR")
     ch.set_defaults(fn=cmd_charts)
+
+    sw = sub.add_parser("sweep", help="run a scenario over varied fields and seeds; a table of "
+                        "measures (see docs/planning.md)")
+    sw.add_argument("scenario", help="scenario file or the name of a bundled one")
+    sw.add_argument("--vary", action="append", default=[], metavar="PATH=VALUES",
+                    help="a field and its values: member.MEMB2.central=16G,32G or "
+                    "guest.LNX01.storage=16G..64G/16G (repeatable; the product is run)")
+    sw.add_argument("--seeds", type=_whole("--seeds", 1, 1000, "1000"), default=1,
+                    help="seeds per point, from the scenario's own (1 to 1000)")
+    sw.add_argument("--measure", action="append", metavar="NAME",
+                    help="a measure of each run (repeatable): relocation_s, quiesce_s, passes, "
+                    "pages_moved, relocations_done, throttle_s, peak_central_pct, "
+                    "peak_slots_pct, page_in_per_s, page_out_per_s, throughput.USERID")
+    sw.add_argument("--until", type=_seconds("--until"), metavar="SECONDS",
+                    help="run each point to this simulated time (default: its duration_s)")
+    sw.add_argument("--workers", type=_whole("--workers", 1, 256, "256"), default=None,
+                    help="processes (default: one per core; 1 runs in this process)")
+    sw.add_argument("--csv", metavar="FILE", help="the table as CSV")
+    sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(fn=cmd_sweep)
 
     v = sub.add_parser("validate", help="compare the model with published measurements")
     v.add_argument("--json", metavar="PATH|-")

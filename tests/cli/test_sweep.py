@@ -1,0 +1,100 @@
+"""Sweeps: a scenario over varied fields and seeds; the table is the individual runs' figures."""
+
+from __future__ import annotations
+
+import csv
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from ssisim.cli import main
+from ssisim.engine import (
+    SweepError,
+    check_measures,
+    find_scenario,
+    parse_vary,
+    plan_sweep,
+    run_sweep,
+    sweep_table,
+)
+
+IDLE = find_scenario("reference/lgr-idle")
+
+
+def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_ranges_and_lists_of_values():
+    assert parse_vary("guest.LNX100.storage=16G..64G/16G") == (
+        "guest.LNX100.storage", ["16G", "32G", "48G", "64G"])
+    assert parse_vary("run.step_s=0.5,1,2") == ("run.step_s", [0.5, 1, 2])
+    assert parse_vary("link.SRC-DST.chpids=8,2+4+4+8")[1] == [8, "2+4+4+8"]
+    assert parse_vary("run.duration_s=1..3/1")[1] == [1, 2, 3]
+    for bad in ("guest.X.storage", "run.step_s=", "run.step_s=4..1/1", "run.step_s=1..4/0",
+                "run.step_s=1,,2"):
+        with pytest.raises(SweepError):
+            parse_vary(bad)
+
+
+def test_the_table_is_what_each_run_gives_on_its_own(capsys, tmp_path: Path):
+    sizes = ["20G", "40G"]
+    rc, out, err = call(capsys, "sweep", str(IDLE), "--vary",
+                        f"guest.LNX100.storage={','.join(sizes)}", "--measure", "relocation_s",
+                        "--measure", "quiesce_s", "--csv", str(tmp_path / "t.csv"), "-q",
+                        "--workers", "1")
+    assert rc == 0, err
+    with (tmp_path / "t.csv").open(encoding="utf-8") as f:
+        rows = {r["guest.LNX100.storage"]: r for r in csv.DictReader(f)}
+    text = IDLE.read_text(encoding="utf-8")
+    for size in sizes:
+        one = tmp_path / f"idle-{size}.toml"
+        one.write_text(text.replace('storage = "100G"', f'storage = "{size}"'), encoding="utf-8")
+        rc, js, err = call(capsys, "run", str(one), "--json", "-", "--no-store", "-q")
+        assert rc == 0, err
+        (rel,) = json.loads(js)["relocations"]
+        assert float(rows[size]["relocation_s mean"]) == pytest.approx(rel["relocation_s"])
+        assert float(rows[size]["quiesce_s mean"]) == pytest.approx(rel["quiesce_s"])
+    # a larger idle guest takes longer to move
+    assert float(rows["40G"]["relocation_s mean"]) > float(rows["20G"]["relocation_s mean"])
+
+
+def test_processes_give_the_same_figures_as_one_process():
+    text = IDLE.read_text(encoding="utf-8")
+    points = plan_sweep(text, str(IDLE), [parse_vary("guest.LNX100.storage=8G,16G"),
+                                          parse_vary("link.SRC-DST.chpids=8,4+8")], 2)
+    assert len(points) == 8
+    measures = check_measures(["relocation_s", "passes", "throughput.lnx100"], ["LNX100"])
+    here = run_sweep(points, measures)
+    with ProcessPoolExecutor(2) as ex:
+        there = run_sweep(points, measures, executor=ex)
+    assert here == there
+    rows = sweep_table(points, here, measures)
+    assert len(rows) == 4 and all(r["runs"] == 2 for r in rows)
+
+
+@pytest.mark.parametrize("vary, words", [
+    ("guest.NOBODY.storage=4G", "no guest NOBODY; guests: LNX100"),
+    ("member.SRC.central=1P", "1P is more than 64T"),
+    ("guest.LNX100.workload.rate_pages_s=1e12", "out of range"),
+    ("guest.LNX100.workload.fraction=0.5", "seqtouch has no parameter"),
+    ("frobnicate=1", "a path starts with"),
+    ("link.SRC-DST.chpids=3", "FICON CHPIDs run at 2, 4 or 8 Gbit/s"),
+])
+def test_a_bad_path_or_value_is_refused_before_anything_runs(capsys, tmp_path: Path, vary, words):
+    rc, out, err = call(capsys, "sweep", str(IDLE), "--vary", vary, "--csv",
+                        str(tmp_path / "t.csv"))
+    assert rc == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], err
+    assert not (tmp_path / "t.csv").exists() and out == ""
+
+
+def test_an_unknown_measure_lists_the_valid_ones(capsys):
+    rc, _out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=4G",
+                         "--measure", "speed")
+    assert rc == 1 and "no such measure; measures: relocation_s" in err
