@@ -444,7 +444,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     def progress(done: int, total: int) -> None:
         bar.update(done - bar.n)
 
-    if workers == 1:
+    if args.cluster:
+        results = _sweep_on_cluster(args.cluster, points, measures, args.until, progress)
+    elif workers == 1:
         results = engine.run_sweep(points, measures, args.until, progress=progress)
     else:
         with ProcessPoolExecutor(workers) as ex:
@@ -462,6 +464,43 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             w.writerow(cols)
             w.writerows(csv_row(r[c] for c in cols) for r in rows)
     return 0
+
+
+def _sweep_on_cluster(where: str, points: Any, measures: list[str], until: float | None,
+                      progress: Callable[[int, int], None]) -> Any:
+    """Run a sweep's points on a Dask distributed cluster: ``local:N`` starts one of N worker
+    processes here, ``tcp://HOST:PORT`` uses a running one (its workers need ssisim installed).
+    Results come back to this process, which alone writes anything."""
+    from ssisim import engine
+
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UserError("--cluster needs Dask: pip install 'ssisim[cluster]' (or "
+                        "distributed)") from None
+    m = re.fullmatch(r"local:(\d+)", where)
+    if m:
+        n = int(m.group(1))
+        if not 1 <= n <= 256:
+            raise UserError(f"--cluster {where}: local:N takes 1 to 256 workers")
+        # one thread per worker: the kernels are not run from two threads of one process
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    elif where.startswith("tcp://"):
+        cluster = None
+        try:
+            client = Client(where, timeout=20)
+        except OSError as e:
+            raise UserError(f"--cluster {where}: cannot reach the scheduler ({e})") from None
+    else:
+        raise UserError(f"--cluster {where}: write local:N or tcp://HOST:PORT")
+    try:
+        return engine.run_sweep(points, measures, until, client.get_executor(), progress)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def _cell(v: Any) -> str:
@@ -691,6 +730,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run each point to this simulated time (default: its duration_s)")
     sw.add_argument("--workers", type=_whole("--workers", 1, 256, "256"), default=None,
                     help="processes (default: one per core; 1 runs in this process)")
+    sw.add_argument("--cluster", metavar="local:N|tcp://HOST:PORT",
+                    help="run the points on a Dask distributed cluster: local:N starts N worker "
+                    "processes here; tcp://HOST:8786 uses a running scheduler")
     sw.add_argument("--csv", metavar="FILE", help="the table as CSV")
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(fn=cmd_sweep)

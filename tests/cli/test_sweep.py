@@ -98,3 +98,24 @@ def test_an_unknown_measure_lists_the_valid_ones(capsys):
     rc, _out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=4G",
                          "--measure", "speed")
     assert rc == 1 and "no such measure; measures: relocation_s" in err
+
+
+@pytest.mark.slow
+def test_a_sweep_on_a_local_dask_cluster_equals_the_one_in_process(capsys, tmp_path: Path):
+    pytest.importorskip("distributed")
+    args = ["sweep", str(IDLE), "--vary", "guest.LNX100.storage=8G,16G", "--seeds", "2",
+            "--measure", "relocation_s", "--measure", "pages_moved", "-q"]
+    rc, _out, err = call(capsys, *args, "--workers", "1", "--csv", str(tmp_path / "here.csv"))
+    assert rc == 0, err
+    rc, _out, err = call(capsys, *args, "--cluster", "local:2", "--csv",
+                         str(tmp_path / "dask.csv"))
+    assert rc == 0, err
+    here = (tmp_path / "here.csv").read_text(encoding="utf-8")
+    assert here == (tmp_path / "dask.csv").read_text(encoding="utf-8")
+    assert here.count("\n") == 3  # a header and two points
+
+
+def test_a_cluster_address_that_is_neither_local_nor_tcp_is_refused(capsys):
+    rc, _out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=8G",
+                         "--cluster", "udp://nowhere")
+    assert rc == 1 and "write local:N or tcp://HOST:PORT" in err
