@@ -1,15 +1,25 @@
 """Time series the plots draw, kept on the main thread in growable NumPy arrays (no Qt here).
 
-Plots are handed views of these arrays, so a redraw costs one ``setData`` per curve and no
-copying. A very long session is thinned (every other row dropped) instead of growing without
-bound.
+The rows are the engine's own samples (``SampleSet``, from the worker's sample feed), column
+for column: the window computes no sample of its own. Plots are handed views of these arrays,
+so a redraw costs one ``setData`` per curve and no copying. A very long session is thinned
+(every other row dropped) instead of growing without bound.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .frames import GUEST_COLUMNS, MEMBER_COLUMNS, Sample
+from ssisim.engine import GuestSample, MemberSample, SampleSet
+
+from .frames import relocation_key
+
+#: The columns kept of a member: the numbers of an engine ``MemberSample`` (pages, pages per
+#: second, percent), named as its fields.
+MEMBER_COLUMNS: tuple[str, ...] = MemberSample._fields[2:]
+#: The columns kept of a guest: the numbers of an engine ``GuestSample``.
+GUEST_COLUMNS: tuple[str, ...] = GuestSample._fields[4:]
+_THROUGHPUT = GUEST_COLUMNS.index("throughput")
 
 #: Rows kept before the history is thinned to half its resolution.
 MAX_ROWS = 200_000
@@ -71,7 +81,7 @@ class History:
     Parameters
     ----------
     members, guests : sequence of str
-        Names in snapshot order (the order of the rows of every ``Sample``).
+        Names in snapshot order (the order of the members and guests of every ``SampleSet``).
     """
 
     def __init__(self, members: list[str], guests: list[str]) -> None:
@@ -88,14 +98,18 @@ class History:
     def __len__(self) -> int:
         return self._t.n
 
-    def extend(self, samples: tuple[Sample, ...] | list[Sample]) -> None:
-        """Append the samples of a frame."""
+    def extend(self, samples: tuple[SampleSet, ...] | list[SampleSet]) -> None:
+        """Append the engine's samples of a frame.
+
+        A guest's throughput while Linux suspends or resumes (``SampleSet.stand_in``) is drawn
+        as 0: its workload serves nothing then; the engine's number is its stand-in work.
+        """
         if not samples:
             return
         keep = []
         for s in samples:
-            for r in s.relocations:  # link throughput is never thinned: relocations are short
-                series = self.relocations.setdefault(r.key, RelocationSeries())
+            for r in s.links:  # link throughput is never thinned: relocations are short
+                series = self.relocations.setdefault(relocation_key(r), RelocationSeries())
                 series.cols.append(np.array([[s.t_s, r.pages_per_s, r.link_pages_per_s,
                                               r.pages_left]]))
             self._skip += 1
@@ -105,10 +119,14 @@ class History:
         if keep:
             nm, ng = len(self.members), len(self.guests)
             self._t.append(np.array([[s.t_s] for s in keep]))
-            self._m.append(np.array([np.ravel(s.members) if nm else [] for s in keep],
-                                    dtype=float).reshape(len(keep), -1))
-            self._g.append(np.array([np.ravel(s.guests) if ng else [] for s in keep],
-                                    dtype=float).reshape(len(keep), -1))
+            self._m.append(np.array([[v for m in s.members for v in m[2:]] if nm else []
+                                     for s in keep], dtype=float).reshape(len(keep), -1))
+            g = np.array([[v for g in s.guests for v in g[4:]] if ng else [] for s in keep],
+                         dtype=float).reshape(len(keep), -1)
+            for row, s in enumerate(keep):
+                for uid in s.stand_in:
+                    g[row, self.guests.index(uid) * len(GUEST_COLUMNS) + _THROUGHPUT] = 0.0
+            self._g.append(g)
             if self._t.n > MAX_ROWS:
                 for c in (self._t, self._m, self._g):
                     c.thin()
@@ -121,13 +139,13 @@ class History:
         return self._t.view()[:, 0]
 
     def member(self, name: str, column: str) -> np.ndarray:
-        """One column (``MEMBER_COLUMNS``) of one member over time."""
+        """One column (``MEMBER_COLUMNS``: a ``MemberSample`` field) of one member over time."""
         i = self.members.index(name)
         j = MEMBER_COLUMNS.index(column)
         return self._m.view()[:, i * len(MEMBER_COLUMNS) + j]
 
     def guest(self, userid: str, column: str) -> np.ndarray:
-        """One column (``GUEST_COLUMNS``) of one guest over time."""
+        """One column (``GUEST_COLUMNS``: a ``GuestSample`` field) of one guest over time."""
         i = self.guests.index(userid)
         j = GUEST_COLUMNS.index(column)
         return self._g.view()[:, i * len(GUEST_COLUMNS) + j]

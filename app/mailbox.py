@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 
-from ssisim.engine import Event, Snapshot
+from ssisim.engine import Event, SampleSet, Snapshot
 
-from .frames import ConsoleItem, Frame, Sample
+from .frames import ConsoleItem, Frame
 from .pacing import Watch
 
 
@@ -22,16 +22,16 @@ class Mailbox:
         self._lock = threading.Lock()
         self._generation = 0
         self._snapshot: Snapshot | None = None
-        self._samples: list[Sample] = []
+        self._samples: list[SampleSet] = []
         self._events: list[Event] = []
         self._console: list[ConsoleItem] = []
         self._running = False
         self._watch: Watch | None = None
         self._fresh = False
 
-    def put(self, generation: int, snapshot: Snapshot, samples: list[Sample],
-            events: list[Event], console: list[ConsoleItem], running: bool,
-            watch: Watch | None = None) -> None:
+    def put(self, generation: int, snapshot: Snapshot,
+            samples: list[SampleSet] | tuple[SampleSet, ...], events: list[Event],
+            console: list[ConsoleItem], running: bool, watch: Watch | None = None) -> None:
         """Publish a new snapshot and append what came with it (worker thread).
 
         ``generation`` numbers the simulation the snapshot is of; one older than the latest

@@ -14,6 +14,10 @@ from .model import SessionModel
 from .plot_style import SteadyRange, colour_key, keyed_title, pen, plain_axis, style_plot
 from .theme import RATE_COLOURS, TIER_COLOURS
 
+#: The engine's ``MemberSample`` field each curve draws.
+SAMPLE_FIELD = {"central": "central_used", "xstor": "xstor_used", "slots": "slots_used",
+                "page_in_s": "page_in_s", "to_xstor_s": "xstor_out_s", "to_dasd_s": "dasd_out_s"}
+
 
 class MemberPlots(LazyPanel):
     """A row per member: storage in use by tier (GB) and paging rates (pages/s)."""
@@ -123,7 +127,7 @@ class MemberPlots(LazyPanel):
         t = h.t
         top: dict[tuple[str, int], float] = {}
         for (name, col), curve in self.curves.items():
-            y = np.asarray(h.member(name, col))
+            y = np.asarray(h.member(name, SAMPLE_FIELD[col]))
             if col in ("central", "xstor", "slots"):
                 y = y / PAGES_PER_GB
                 side = 0

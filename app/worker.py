@@ -4,8 +4,9 @@ It advances the simulated clock at the chosen pace, issues the window's typed co
 steps with ``Simulation.submit`` (a command issued while a SYNC relocation holds the console gets
 a ``Ticket`` and runs when the relocation ends, exactly as in a headless replay; its answer is
 ``Simulation.answer(ticket)`` then), and publishes immutable frames to a ``Mailbox`` that the
-window reads on its redraw timer. Rare happenings (compiling done, paused at a target, a
-failure) are Qt signals.
+window reads on its redraw timer. The plots' samples are the engine's own: a sample feed
+(``Simulation.sample_feed``) takes one after every step. Rare happenings (compiling done,
+paused at a target, a failure) are Qt signals.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ssisim.engine import (
     Command,
     CPResponse,
     Event,
+    SampleFeed,
     ScenarioConfig,
     Simulation,
     Snapshot,
@@ -34,7 +36,7 @@ from ssisim.engine import (
     warmup_kernels,
 )
 
-from .frames import ConsoleItem, Sample, SampleBuilder, copy_event
+from .frames import ConsoleItem, copy_event
 from .mailbox import Mailbox
 from .pacing import Pacer, Watch, Watcher, moves_under_way
 
@@ -123,8 +125,8 @@ class SimWorker(QThread):
         self._stop_at: float | None = None
         self._end_reported = False
         self._lesson_end_reported = False
-        self._builder = SampleBuilder()
-        self._samples: list[Sample] = []
+        #: the engine's samples for the plots, one after every step (``Simulation.sample_feed``)
+        self._feed: SampleFeed | None = None
         self._events: list[Event] = []
         self._console: list[ConsoleItem] = []
         self._seen_events = 0
@@ -322,8 +324,7 @@ class SimWorker(QThread):
         self._stop_at = None
         self._end_reported = False
         self._lesson_end_reported = False
-        self._builder = SampleBuilder()
-        self._samples.clear()
+        self._feed = self._sim.sample_feed()
         self._events.clear()
         self._console.clear()
         self._seen_events = 0
@@ -363,9 +364,7 @@ class SimWorker(QThread):
         sim = self._sim
         assert sim is not None
         sim.step()
-        snap = sim.snapshot()
-        self._snapshot = snap
-        self._samples.append(self._builder.sample(snap))
+        self._snapshot = sim.snapshot()
 
     def _run_due(self) -> None:
         """Run the commands due now, without stepping, and collect what they produced."""
@@ -528,9 +527,10 @@ class SimWorker(QThread):
 
     def _publish(self) -> None:
         snap = self._current_snapshot()  # a command may have changed the world since the step
-        self.mailbox.put(self._generation, snap, self._samples, self._events, self._console,
+        # the engine's samples since the last frame: immutable records, handed over as they are
+        samples = self._feed.take_new() if self._feed is not None else ()
+        self.mailbox.put(self._generation, snap, samples, self._events, self._console,
                          self._running, self._watch)
-        self._samples = []
         self._events = []
         self._console = []
         self._dirty = False

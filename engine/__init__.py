@@ -46,6 +46,7 @@ from ._lpm import LPMModel
 from ._objectives import KINDS as OBJECTIVE_KINDS
 from ._objectives import LessonTracker, format_debrief
 from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
+from ._samples import GuestSample, LinkSample, MemberSample, SampleFeed, SampleSet
 from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
 from ._session import (
     Session,
@@ -106,5 +107,6 @@ __all__ = [
     "validate", "validate_series", "VERBS", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
     "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES", "WorkloadError",
     "WorkloadSpec", "SWEEP_MEASURES", "SweepPoint", "SweepError", "check_measures", "parse_vary",
-    "run_sweep", "plan_sweep", "sweep_table",
+    "run_sweep", "plan_sweep", "sweep_table", "MemberSample", "GuestSample", "LinkSample",
+    "SampleSet", "SampleFeed",
 ]

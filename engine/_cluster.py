@@ -6,11 +6,12 @@ of the engines, plus the engines themselves, the logs and logging guests on and 
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from ._lpm import LPMEngine
 from ._pause import PauseEngine
 from ._relocation import RelocationEngine
+from ._samples import MemberSample
 from ._state import Guest
 from ._storage_vmotion import StorageVMotionEngine
 from ._world import Event, World
@@ -28,8 +29,8 @@ class Cluster(World, Protocol):
     events: list[Event]
     #: (time, command text, return code, scenario line (0: typed), response lines)
     command_log: list[CommandLogEntry]
-    #: one row per member and sample time (see ``Simulation._take_sample``)
-    samples_member: list[tuple[Any, ...]]
+    #: the run's member samples, every ``sample_s`` (``_samples.Sampler``)
+    samples_member: list[MemberSample]
 
     def guests_on(self, member: str) -> list[Guest]:
         """The guests logged on to ``member``, in user ID order."""

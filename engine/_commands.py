@@ -224,11 +224,10 @@ class CommandProcessor:
         disp = sum(1 for g in guests if g.state == DISPATCH)
         elig = sum(1 for g in guests if g.state == ELIGIBLE)
         dorm = sum(1 for g in guests if g.state == DORMANT)
-        snap = self.sim.samples_member
-        rates = [s for s in snap if s[1] == m.name]
-        pin = (rates[-1][6] + rates[-1][7]) if rates else 0.0
-        xs = (rates[-1][8] + rates[-1][10]) if rates else 0.0
-        mig = rates[-1][12] if rates else 0.0
+        rates = [s for s in self.sim.samples_member if s.member == m.name]
+        pin = (rates[-1].page_in_s + rates[-1].page_out_s) if rates else 0.0
+        xs = (rates[-1].xstor_in_s + rates[-1].xstor_out_s) if rates else 0.0
+        mig = rates[-1].migrate_s if rates else 0.0
         stor = 100 * m.resident // max(1, m.frames)
         cpu = round(m.cpu_util * 100)
         lines = [

@@ -614,15 +614,20 @@ class RelocationEngine:
             q = 0.0
         else:
             q = (r.t_end if r.t_end is not None else now) - r.t_quiesce
-        rate = link_pages_per_s(r.link) / max(1, self.sharers.get(r, 1)) if r.active else 0.0
+        rate = self.link_rate(r)
         return RelocationSnapshot(
             r.guest.userid, r.source, r.dest, r.options.describe(), r.state, r.result,
             r.message, round(r.t_start, 6), None if r.t_end is None else round(r.t_end, 6),
-            passes, r.send_left if r.active else 0, r.pages_moved, round(rate, 3),
+            passes, r.send_left if r.active else 0, r.pages_moved, rate,
             r.t_quiesce, round(max(q, 0.0), 6),
             tuple(sorted(r.active_throttles.items())),
             tuple(sorted((k, round(v, 6)) for k, v in r.throttle_s.items())),
             r.options.maxquiesce_s)
+
+    def link_rate(self, r: Relocation) -> float:
+        """Pages per second the link can carry for ``r`` now (its share; 0 once ended)."""
+        rate = link_pages_per_s(r.link) / max(1, self.sharers.get(r, 1)) if r.active else 0.0
+        return round(rate, 3)
 
     def incoming_on(self, member: str) -> list[Guest]:
         """Guests arriving on ``member``: their pages already take its frames."""

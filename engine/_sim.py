@@ -26,6 +26,7 @@ from ._objectives import LessonTracker
 from ._paging import Pager, dasd_wait_s
 from ._pause import PauseEngine
 from ._relocation import RelocationEngine
+from ._samples import GuestSample, MemberSample, SampleFeed, Sampler
 from ._scheduler import allocate_cpu, schedule_states
 from ._state import (
     DISPATCH,
@@ -44,8 +45,6 @@ from ._world import CPResponse, Event
 CP_CPU_PER_PAGE_S = 4e-6
 # XSTOR migration keeps this share of blocks free.
 XSTOR_FREE_TARGET = 0.05
-# A paging episode of a guest ends after this long without page-outs (seconds).
-EPISODE_GAP_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -88,11 +87,6 @@ class Simulation:
         self._tickets: dict[int, CPResponse | None] = {}
         for entry in scenario.timeline:
             self.schedule(entry)
-        self.samples_member: list[tuple[Any, ...]] = []
-        self.samples_guest: list[tuple[Any, ...]] = []
-        self._last_sample_counters: dict[str, tuple[int, ...]] = {}
-        self._last_sample_units: dict[str, float] = {}
-        self._last_sample_t = 0.0
         self._rotate = 0
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
 
@@ -104,6 +98,11 @@ class Simulation:
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self)
         self.lpm = LPMEngine(self)
+        #: the run's samples every ``sample_s``, and the per-step peaks and paging episodes
+        self.sampler = Sampler(self, self.sample_s)
+        #: the run's member and guest samples (typed records, in time and name order)
+        self.samples_member: list[MemberSample] = self.sampler.members
+        self.samples_guest: list[GuestSample] = self.sampler.guests
         #: the lesson's objectives, score and debrief (None: the scenario has no objectives)
         self.lesson: LessonTracker | None = LessonTracker(self) if scenario.objectives else None
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
@@ -113,7 +112,7 @@ class Simulation:
         for guest in self.guests.values():
             if guest.cfg.logged_on:
                 self.log_on(guest, guest.home, announce=False)
-        self._take_sample()
+        self.sampler.take()
 
     # -- clock -------------------------------------------------------------------------------
     @property
@@ -142,8 +141,7 @@ class Simulation:
             if m.up:
                 self._step_member(m, dt)
         self.steps += 1
-        if self.t - self._last_sample_t >= self.sample_s - 1e-9:
-            self._take_sample()
+        self.sampler.after_step()
         if self.lesson is not None:
             self.lesson.update()
 
@@ -333,9 +331,9 @@ class Simulation:
         used = m.cpu_used_step + moved * CP_CPU_PER_PAGE_S + self.reloc.cpu_s.get(m.name, 0.0)
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         m.cpu_used_step = 0.0
-        self._note_member(m)
+        self.sampler.note_member(m)
         for g in guests:
-            self._note_guest(m, g)
+            self.sampler.note_guest(m, g)
 
     def dasd_wait_s(self, m: Member) -> float:
         """How long a virtual CPU waits for a DASD page fault, queueing included."""
@@ -357,51 +355,16 @@ class Simulation:
                         self.io_left[m.name])
         g.ran_s += part
 
-    def _note_member(self, m: Member) -> None:
-        m.peak["central"] = max(m.peak["central"], m.resident)
-        m.peak["xstor"] = max(m.peak["xstor"], m.xstor_used)
-        m.peak["slots"] = max(m.peak["slots"], m.slots_used)
-        if m.cfg.slots and not m.half_full_reported and m.slots_used * 2 > m.cfg.slots:
-            m.half_full_reported = True
-            self.emit("PAGING_50PCT", m.name, None,
-                      f"{m.name}: paging space is over 50 % full ({m.slots_used} of "
-                      f"{m.cfg.slots} slots)")
-
-    def _note_guest(self, m: Member, g: Guest) -> None:
-        g.peak["central"] = max(g.peak["central"], g.n_cen)
-        g.peak["xstor"] = max(g.peak["xstor"], g.n_xst)
-        g.peak["dasd"] = max(g.peak["dasd"], g.n_dsd)
-        if g.episode_start is not None and self.t - g.episode_last_out > EPISODE_GAP_S:
-            self.emit("PAGEOUT_END", m.name, g.userid,
-                      f"{g.userid} lost {g.episode_pages} pages since t={g.episode_start:.0f}s",
-                      {"pages": g.episode_pages, "since_s": g.episode_start})
-            g.episode_start = None
-
     # -- samples and snapshots -----------------------------------------------------------------
-    def _take_sample(self) -> None:
-        t = round(self.t, 6)
-        span = t - self._last_sample_t
-        for name in sorted(self.members):
-            m = self.members[name]
-            now = m.counters.as_tuple()
-            prev = self._last_sample_counters.get(name, (0,) * len(now))
-            rates = [(a - b) / span if span > 0 else 0.0 for a, b in zip(now, prev)]
-            self._last_sample_counters[name] = now
-            self.samples_member.append((
-                t, name, m.resident, m.free_frames, m.xstor_used, m.slots_used,
-                rates[0] + rates[1], rates[2] + rates[3] + rates[4], rates[0], rates[1],
-                rates[2], rates[3], rates[5], round(m.cpu_util * 100, 3),
-            ))
-        for uid in sorted(self.guests):
-            g = self.guests[uid]
-            prev_u = self._last_sample_units.get(uid, 0.0)
-            tput = (g.units_total - prev_u) / span if span > 0 else 0.0
-            self._last_sample_units[uid] = g.units_total
-            self.samples_guest.append((
-                t, uid, g.member or "", g.state, g.n_cen, g.n_xst, g.n_dsd, round(tput, 6),
-                g.scheduled,
-            ))
-        self._last_sample_t = t
+    def sample_feed(self, every_s: float | None = None) -> SampleFeed:
+        """Samples for a viewer every ``every_s`` simulated seconds (None: after every step).
+
+        The feed's records are made as the run's own samples are (``samples_member``,
+        ``samples_guest``), with rates over the feed's own interval; its first sample is of
+        now. Taking them changes nothing in the run. ``SampleFeed.take_new`` hands over the
+        samples taken since the last call.
+        """
+        return self.sampler.feed(self.step_s if every_s is None else max(self.step_s, every_s))
 
     def snapshot(self) -> Snapshot:
         """An immutable picture of the whole world now (copies, never live arrays)."""

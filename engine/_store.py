@@ -17,6 +17,7 @@ from typing import Any
 
 import platformdirs
 
+from ._samples import GuestSample, MemberSample
 from ._sim import Simulation
 
 SCHEMA_VERSION = 2
@@ -62,11 +63,9 @@ _MIGRATIONS: dict[int, str] = {
     """,
 }
 
-MEMBER_COLUMNS = ("t_s", "member", "central_used", "free_frames", "xstor_used", "slots_used",
-                  "page_in_s", "page_out_s", "xstor_in_s", "dasd_in_s", "xstor_out_s",
-                  "dasd_out_s", "migrate_s", "cpu_pct")
-GUEST_COLUMNS = ("t_s", "userid", "member", "state", "central", "xstor", "dasd", "throughput",
-                 "scheduled")
+#: The stored columns are the fields of the engine's sample records, in order.
+MEMBER_COLUMNS: tuple[str, ...] = MemberSample._fields
+GUEST_COLUMNS: tuple[str, ...] = GuestSample._fields
 
 
 #: How long a connection waits for another process that holds the database (seconds).

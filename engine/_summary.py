@@ -93,14 +93,14 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
 
 
 def _mean_rates(sim: Simulation, member: str) -> dict[str, float]:
-    rows = [s for s in sim.samples_member if s[1] == member]
+    rows = [s for s in sim.samples_member if s.member == member]
     if len(rows) < 2:
         return {"page_in": 0.0, "page_out": 0.0}
     return {
-        "page_in": round(sum(r[6] for r in rows[1:]) / (len(rows) - 1), 3),
-        "page_out": round(sum(r[7] for r in rows[1:]) / (len(rows) - 1), 3),
-        "page_in_peak": round(max(r[6] for r in rows), 3),
-        "page_out_peak": round(max(r[7] for r in rows), 3),
+        "page_in": round(sum(r.page_in_s for r in rows[1:]) / (len(rows) - 1), 3),
+        "page_out": round(sum(r.page_out_s for r in rows[1:]) / (len(rows) - 1), 3),
+        "page_in_peak": round(max(r.page_in_s for r in rows), 3),
+        "page_out_peak": round(max(r.page_out_s for r in rows), 3),
     }
 
 

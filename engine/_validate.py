@@ -151,10 +151,11 @@ def measure_25_guests(variant_file: str) -> dict[str, float]:
     done = [r for r in rels if r["result"] == "relocated"]
     start = min(r["start_s"] for r in rels)
     end = max(r["start_s"] + r["relocation_s"] for r in rels)
-    util = {(row[0], row[1]): row[13] / 100.0 for row in sim.samples_member}
-    pings = [PING_BASE_MS / max(0.05, 1.0 - util[(t, m)])
-             for t, _u, m, state, *_ in sim.samples_guest
-             if start < t <= end and m and state != "quiesced" and (t, m) in util]
+    util = {(s.t_s, s.member): s.cpu_pct / 100.0 for s in sim.samples_member}
+    pings = [PING_BASE_MS / max(0.05, 1.0 - util[(g.t_s, g.member)])
+             for g in sim.samples_guest
+             if start < g.t_s <= end and g.member and g.state != "quiesced"
+             and (g.t_s, g.member) in util]
     n = max(1, len(done))
     return {
         "relocated": len(done),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from ssisim.app.frames import SampleBuilder
 from ssisim.app.history import History
 from ssisim.app.mailbox import Mailbox
 from ssisim.app.pacing import Pacer
@@ -47,24 +46,26 @@ def test_at_1x_a_step_longer_than_the_lag_still_comes_due():
 
 def test_samples_history_and_mailbox_keep_every_step():
     sim = Simulation(load_scenario(resolve_scenario("demo")))
-    b = SampleBuilder()
+    feed = sim.sample_feed()  # one sample now, then one after every step
     box = Mailbox()
     for _ in range(5):
         sim.step()
-        snap = sim.snapshot()
-        box.put(1, snap, [b.sample(snap)], [], [], True)
+        box.put(1, sim.snapshot(), feed.take_new(), [], [], True)
     frame = box.take()
     assert box.take() is None  # taken once
-    assert frame.snapshot.t_s == 5.0 and len(frame.samples) == 5
+    assert frame.snapshot.t_s == 5.0 and len(frame.samples) == 6
     h = History([m.name for m in frame.snapshot.members], [g.userid for g in frame.snapshot.guests])
     h.extend(frame.samples)
-    assert list(h.t) == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert list(h.t) == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     m1 = frame.snapshot.members[0]
-    assert h.member("MEMB1", "central")[-1] == m1.resident
+    assert h.member("MEMB1", "central_used")[-1] == m1.resident
     g = frame.snapshot.guests[0]
     assert h.guest(g.userid, "central")[-1] == g.central
-    box.put(1, snap, [b.sample(snap)], [], [], False)
+    snap = sim.snapshot()
+    sim.step()
+    box.put(1, snap, feed.take_new(), [], [], False)
     box.put(2, snap, [], [], [], False)  # a new simulation drops the old rows
-    box.put(1, snap, [b.sample(snap)], [], [], True)  # and the old one's late frames
+    sim.step()
+    box.put(1, snap, feed.take_new(), [], [], True)  # and the old one's late frames
     frame = box.take()
     assert frame.generation == 2 and frame.samples == () and not frame.running
