@@ -536,19 +536,6 @@ class _Relocate(Command):
             raise CPError("HCPRLH1941E", f"MAXTOTAL {self.maxtotal_s:g} is less than MAXQUIESCE "
                           f"{self.maxquiesce_s:g}")
 
-    def describe_options(self) -> str:
-        """The options as they would be typed (all of them, defaults included)."""
-        parts = ["SYNC" if self.sync else "ASYNC"]
-        if self.immediate:
-            parts.append("IMMEDIATE")
-        parts.append("MAXQUIESCE " + ("NOLIMIT" if self.maxquiesce_s is None
-                                      else f"{self.maxquiesce_s:g}"))
-        parts.append("MAXTOTAL " + ("NOLIMIT" if self.maxtotal_s is None
-                                    else f"{self.maxtotal_s:g}"))
-        if self.force_storage:
-            parts.append("FORCE STORAGE")
-        return " ".join(parts)
-
 
 @dataclass(frozen=True)
 class VmrelocateMove(_Relocate):
