@@ -473,28 +473,28 @@ def _sweep_on_cluster(where: str, points: Any, measures: list[str], until: float
     Results come back to this process, which alone writes anything."""
     from ssisim import engine
 
+    m = re.fullmatch(r"local:(\d+)", where)
+    if not m and not where.startswith("tcp://"):
+        raise UserError(f"--cluster {where}: write local:N or tcp://HOST:PORT")
+    if m and not 1 <= int(m.group(1)) <= 256:
+        raise UserError(f"--cluster {where}: local:N takes 1 to 256 workers")
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise UserError("--cluster needs Dask: pip install 'ssisim[cluster]' (or "
                         "distributed)") from None
-    m = re.fullmatch(r"local:(\d+)", where)
     if m:
         n = int(m.group(1))
-        if not 1 <= n <= 256:
-            raise UserError(f"--cluster {where}: local:N takes 1 to 256 workers")
         # one thread per worker: the kernels are not run from two threads of one process
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         client = Client(cluster)
-    elif where.startswith("tcp://"):
+    else:
         cluster = None
         try:
             client = Client(where, timeout=20)
         except OSError as e:
             raise UserError(f"--cluster {where}: cannot reach the scheduler ({e})") from None
-    else:
-        raise UserError(f"--cluster {where}: write local:N or tcp://HOST:PORT")
     try:
         return engine.run_sweep(points, measures, until, client.get_executor(), progress)
     finally:
