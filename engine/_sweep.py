@@ -50,7 +50,8 @@ def _throttle_s(s: dict[str, Any]) -> float | None:
 
 
 MEASURES: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
-    "relocation_s": ("longest relocation, command to running on the destination (s)",
+    "relocation_s": ("longest relocation, from the command to its end: the guest running on "
+                     "the destination, or the relocation cancelled (s)",
                      lambda s: _rel(s, "relocation_s", max)),
     "quiesce_s": ("longest quiesce of any relocation (s)", lambda s: _rel(s, "quiesce_s", max)),
     "pages_moved": ("pages moved by all relocations", lambda s: _rel(s, "pages_moved", sum)),

@@ -365,3 +365,37 @@ def migration_comparison(moves: list[dict[str, Any]], path: Path, title: str = "
     if title:
         fig.suptitle(title, fontsize=9)
     return _save(fig, path)
+
+
+def sweep_measure(rows: list[dict[str, Any]], paths: list[str], measure: str,
+                  path: Path, title: str = "") -> Path:
+    """One measure of a sweep against its first varied field: the mean over seeds with the
+    min-to-max range, one line for each combination of the other varied fields."""
+    fig, ax = _subplots(figsize=(7.5, 3.8))
+    x_path, others = paths[0], paths[1:]
+    xs = list(dict.fromkeys(r[x_path] for r in rows))
+    pos = {x: i for i, x in enumerate(xs)}
+    lines: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in rows:
+        lines.setdefault(tuple(r[p] for p in others), []).append(r)
+    for key, rs in lines.items():
+        pts = [(pos[r[x_path]], r[f"{measure} mean"], r[f"{measure} min"], r[f"{measure} max"])
+               for r in rs if r[f"{measure} mean"] is not None]
+        if not pts:
+            continue
+        label = ", ".join(f"{p.split('.')[-1]} {v}" for p, v in zip(others, key)) or measure
+        x, mean, lo, hi = zip(*pts)
+        ax.errorbar(x, mean, yerr=[[m - a for m, a in zip(mean, lo)],
+                                   [b - m for m, b in zip(mean, hi)]],
+                    marker="o", capsize=3, label=label)
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels([str(x) for x in xs])
+    ax.set_xlabel(x_path)
+    ax.set_ylabel(measure)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    if others:
+        ax.legend(fontsize=8)
+    ax.set_title(title or f"{measure} against {x_path} (mean over seeds, min to max)",
+                 fontsize=9)
+    return _save(fig, path)

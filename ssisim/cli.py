@@ -463,6 +463,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             w = csv.writer(f)
             w.writerow(cols)
             w.writerows(csv_row(r[c] for c in cols) for r in rows)
+    if args.chart and rows:
+        from ssisim import charts
+
+        paths = [p for p, _ in varies]
+        for m in measures:
+            out = charts.sweep_measure(rows, paths, m, Path(args.chart) / f"{m}.png",
+                                       f"{terminal_text(scenario.name)[:60]}: {m}")
+            say(f"chart: {out}")
     return 0
 
 
@@ -734,6 +742,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run the points on a Dask distributed cluster: local:N starts N worker "
                     "processes here; tcp://HOST:8786 uses a running scheduler")
     sw.add_argument("--csv", metavar="FILE", help="the table as CSV")
+    sw.add_argument("--chart", metavar="DIR", help="a PNG chart of each measure against the "
+                    "first varied field in DIR (MEASURE.png)")
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(fn=cmd_sweep)
 

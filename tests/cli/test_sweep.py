@@ -119,3 +119,16 @@ def test_a_cluster_address_that_is_neither_local_nor_tcp_is_refused(capsys):
     rc, _out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=8G",
                          "--cluster", "udp://nowhere")
     assert rc == 1 and "write local:N or tcp://HOST:PORT" in err
+
+
+def test_a_chart_of_each_measure_is_drawn(capsys, tmp_path: Path):
+    rc, out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=8G,16G,32G",
+                        "--vary", "link.SRC-DST.chpids=8,2+4+4+8", "--measure", "relocation_s",
+                        "--measure", "quiesce_s", "--chart", str(tmp_path / "charts"), "-q",
+                        "--workers", "1")
+    assert rc == 0, err
+    for m in ("relocation_s", "quiesce_s"):
+        png = tmp_path / "charts" / f"{m}.png"
+        assert f"chart: {png}" in out
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
