@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from ._cp import CPError, abbrev, number_text, parse_number, shown
-from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, size_to_pages
+from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, pages_or_size
 from ._workloads import WORKLOAD_TYPES, WorkloadError, resolve_params
 
 OPERATOR = "OPERATOR"
@@ -93,8 +93,7 @@ class Pages(Kind):
         if token.upper() == "OFF":
             return 0
         try:
-            # a bare number is a page count; isdigit() alone also takes "²"
-            pages = (int(token) if token.isascii() and token.isdigit() else size_to_pages(token))
+            pages = pages_or_size(token)
             if pages > MAX_PAGES:
                 raise SizeError(token)
         except SizeError:

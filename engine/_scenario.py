@@ -44,7 +44,7 @@ from ._limits import (
     steps_problem,
 )
 from ._objectives import GUEST_STATES, KINDS, METHODS, default_text
-from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, size_to_pages
+from ._units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, pages_or_size, size_to_pages
 from ._workloads import WorkloadError, resolve_params
 
 FORMAT = "ssisim-scenario"
@@ -299,25 +299,29 @@ def load_scenario(path: str | Path) -> ScenarioConfig:
     return loads_scenario(text, str(p), hashlib.sha256(raw).hexdigest())
 
 
-def parse_toml(text: str, path: str) -> dict[str, Any]:
+def parse_toml(text: str, path: str, what: str = "",
+               hint: Callable[[str, str], str] | None = None) -> dict[str, Any]:
     """TOML text as a table, or a ``ScenarioError`` naming the file and line.
 
     A leading byte-order mark (as some Windows editors write) is skipped; files too large or
-    nested too deeply (``_limits``) are refused before the TOML reader sees them.
+    nested too deeply (``_limits``) are refused before the TOML reader sees them. ``what``
+    starts every message (``"not a valid session file: "``); ``hint(text, error)`` may add
+    advice to the TOML reader's error.
     """
     text = text.removeprefix("\ufeff")
     shape = _shape_problem(text)
     if shape is not None:
-        raise ScenarioError(path, shape[0], "", shape[1])
+        raise ScenarioError(path, shape[0], "", what + shape[1])
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         line = int(m.group(1)) if m else None
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        raise ScenarioError(path, line, "", f"not valid TOML: {msg}") from None
+        extra = hint(text, msg) if hint is not None else ""
+        raise ScenarioError(path, line, "", f"{what or 'not valid TOML: '}{msg}{extra}") from None
     except RecursionError:
-        raise ScenarioError(path, None, "", "is nested too deeply to read") from None
+        raise ScenarioError(path, None, "", f"{what}is nested too deeply to read") from None
 
 
 def loads_scenario(text: str, path: str = "<scenario>",
@@ -674,9 +678,7 @@ def _guest(ctx: _Context, t: Any, i: int, names: list[str],
     set_res = r.get("set_reserved", (str, int), 0)
     try:
         # a bare number is a page count, as for the SET RESERVED command
-        if isinstance(set_res, str) and set_res.strip().isascii() and set_res.strip().isdigit():
-            set_res = int(set_res)
-        set_reserved = set_res if isinstance(set_res, int) else size_to_pages(set_res)
+        set_reserved = pages_or_size(set_res)
     except SizeError as e:
         raise r.fail("set_reserved", f"{e} (or a page count)") from None
     if not 0 <= set_reserved <= MAX_PAGES:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from ._config import ScenarioConfig, TimelineEntry
 from ._cp import CPError
 from ._grammar import parse_command
-from ._scenario import ScenarioError, _Context, _Reader, _shape_problem
+from ._scenario import ScenarioError, _Context, _Reader, parse_toml
 from ._sim import Simulation
 
 #: Characters written as escapes in a TOML basic string: the quote, the backslash, the control
@@ -126,20 +125,7 @@ def load_session(path: str | Path) -> Session:
         raise ScenarioError(str(p), None, "", f"cannot read the session ({e.strerror})") from None
     except UnicodeDecodeError:
         raise ScenarioError(str(p), None, "", "is not a session file (not UTF-8 text)") from None
-    shape = _shape_problem(text.removeprefix("\ufeff"))
-    if shape is not None:
-        raise ScenarioError(str(p), shape[0], "", f"not a valid session file: {shape[1]}")
-    try:
-        doc = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as e:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-        hint = _surrogate_hint(text, msg)
-        raise ScenarioError(str(p), int(m.group(1)) if m else None, "",
-                            f"not a valid session file: {msg}{hint}") from None
-    except RecursionError:
-        raise ScenarioError(str(p), None, "", "not a valid session file: nested too "
-                            "deeply to read") from None
+    doc = parse_toml(text, str(p), "not a valid session file: ", _surrogate_hint)
     ctx = _Context(str(p), text)
     top = _Reader(ctx, doc, (), "session")
     if top.get("format", str, "") != SESSION_FORMAT:

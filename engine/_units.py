@@ -71,6 +71,17 @@ def size_to_pages(text: str | int | float) -> int:
     return int(math.ceil(mb * PAGES_PER_MB))
 
 
+def pages_or_size(value: str | int) -> int:
+    """SET RESERVED's amount in pages: a page count (an integer, or ASCII digits: ``"²"`` is
+    not one) or a CP size (``512M``). Raises ``SizeError`` for anything else."""
+    if isinstance(value, int):
+        return value
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        return int(text)
+    return size_to_pages(text)
+
+
 def pages_to_gb(pages: int | float) -> float:
     """Pages as gibibytes."""
     return float(pages) / PAGES_PER_GB
