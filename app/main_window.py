@@ -39,6 +39,7 @@ from ssisim.engine import (
 
 from . import gc_guard
 from . import preferences as prefs_io
+from .cluster_editor import ClusterEditor
 from .cluster_view import ClusterView
 from .commands import only_asks, relocate_command
 from .completion import CommandHistory
@@ -251,6 +252,9 @@ class MainWindow(QMainWindow):
                             "Store the run so far and write its report into a folder: HTML "
                             "with charts, and the data as CSV")
         self.act_quit = a("&Quit", lambda: self.close(), "Ctrl+Q")
+        self.act_cluster = a("&Cluster...", self.edit_cluster, None,
+                             "Edit the members, paging volumes, links and guests of the "
+                             "scenario's file; Apply restarts the scenario with them")
         self.act_run = a("Run", self.toggle_run, "Space", "Run or pause the simulated clock")
         self.act_step = a("Step", self.step, "F10", "Advance one step and pause")
         self.act_reset = a("Reset", self.reset, "Ctrl+R",
@@ -299,6 +303,8 @@ class MainWindow(QMainWindow):
             m.addAction(act)
         m.addSeparator()
         m.addAction(self.act_quit)
+        m = mb.addMenu("&Edit")
+        m.addAction(self.act_cluster)
         m = mb.addMenu("&Simulation")
         for act in (self.act_run, self.act_step, self.act_reset):
             m.addAction(act)
@@ -701,13 +707,32 @@ class MainWindow(QMainWindow):
             return False
         if not _bundled(Path(path)):  # the program's own folder is no place to save to
             self.remember_dir(Path(path).parent)
+        self.start_scenario(sc)
+        return True
+
+    def start_scenario(self, sc: ScenarioConfig) -> None:
+        """Start ``sc`` afresh (paused), as opening its file does; the caller has asked
+        ``confirm_discard`` first."""
         self._unsaved.clear()
         self.scenario = sc
         self.setWindowTitle(f"ssisim - {sc.name}")
         self.model.expect(self.worker.reset(sc))
         self.model.running = False
         self._show_running()
-        return True
+
+    def edit_cluster(self) -> ClusterEditor:
+        """Edit > Cluster...: the scenario's members, volumes, links and guests, in its file
+        (one editor at a time)."""
+        for d in self._dialogs:
+            if isinstance(d, ClusterEditor):
+                d.raise_()
+                d.activateWindow()
+                return d
+        dlg = ClusterEditor(self, self.scenario, bundled=_bundled(Path(self.scenario.path))
+                            if self.scenario.path else False, parent=self)
+        self._keep(dlg)
+        dlg.show()
+        return dlg
 
     def save_scenario(self) -> None:
         """Save the scenario as it was loaded (its text)."""

@@ -12,10 +12,7 @@ _os.environ.setdefault(
     "NUMBA_CACHE_DIR",
     _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
 
-from ._bench import format_results as format_benchmarks
-from ._bench import run_all as run_benchmarks
-from ._bundled import bundled_dir, bundled_scenarios, find_lesson, find_scenario
-from ._config import (
+from .basics.config import (
     ChpidConfig,
     DatastoreConfig,
     DiskConfig,
@@ -30,8 +27,12 @@ from ._config import (
     VolumeConfig,
     WorkloadSpec,
 )
-from ._cp import CPError
-from ._grammar import (
+from .basics.cp import CPError
+from .basics.limits import MAX_DURATION_S, MAX_SEED, MAX_STEP_S, MAX_STEPS, MIN_STEP_S
+from .basics.units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size_to_pages
+from .basics.workloads import WORKLOAD_TYPES, WorkloadError, workload_names
+from .core.sim import CPResponse, Event, Simulation, Ticket
+from .cp.grammar import (
     COMMAND_TYPES,
     VERBS,
     Command,
@@ -41,14 +42,24 @@ from ._grammar import (
     known_verb,
     parse_command,
 )
-from ._limits import MAX_DURATION_S, MAX_SEED, MAX_STEP_S, MAX_STEPS, MIN_STEP_S
-from ._lpm import LPMModel
-from ._objectives import KINDS as OBJECTIVE_KINDS
-from ._objectives import LessonTracker, format_debrief
-from ._relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
-from ._samples import GuestSample, LinkSample, MemberSample, SampleFeed, SampleSet
-from ._scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
-from ._session import (
+from .kernels.warmup import warmup as warmup_kernels
+from .lessons.objectives import KINDS as OBJECTIVE_KINDS
+from .lessons.objectives import LessonTracker, format_debrief
+from .migrations.lpm import LPMModel
+from .migrations.relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
+from .migrations.storage_vmotion import SVMotionModel
+from .migrations.throttle_style import THROTTLE_STYLE
+from .planning.bench import format_results as format_benchmarks
+from .planning.bench import run_all as run_benchmarks
+from .planning.sweep import MEASURES as SWEEP_MEASURES
+from .planning.sweep import Point as SweepPoint
+from .planning.sweep import SweepError, check_measures, parse_vary, run_sweep
+from .planning.sweep import plan as plan_sweep
+from .planning.sweep import table as sweep_table
+from .planning.validate import format_validation, validate, validate_series
+from .scenarios.bundled import bundled_dir, bundled_scenarios, find_lesson, find_scenario
+from .scenarios.scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
+from .scenarios.session import (
     Session,
     apply_session,
     grade_session,
@@ -56,8 +67,10 @@ from ._session import (
     record_session,
     session_text,
 )
-from ._sim import CPResponse, Event, Simulation, Ticket
-from ._state import (
+from .store.store import RunStore, StoreError, default_db_path
+from .store.summary import build_summary, format_summary
+from .views.samples import GuestSample, LinkSample, MemberSample, SampleFeed, SampleSet
+from .world.state import (
     DISPATCH,
     DORMANT,
     ELIGIBLE,
@@ -75,38 +88,26 @@ from ._state import (
     RelocationSnapshot,
     Snapshot,
 )
-from ._storage_vmotion import SVMotionModel
-from ._store import RunStore, StoreError, default_db_path
-from ._summary import build_summary, format_summary
-from ._sweep import MEASURES as SWEEP_MEASURES
-from ._sweep import Point as SweepPoint
-from ._sweep import SweepError, check_measures, parse_vary, run_sweep
-from ._sweep import plan as plan_sweep
-from ._sweep import table as sweep_table
-from ._throttle_style import THROTTLE_STYLE
-from ._units import PAGES_PER_GB, PAGES_PER_MB, format_size, parse_size_mb, size_to_pages
-from ._validate import format_validation, validate, validate_series
-from ._warmup import warmup as warmup_kernels
-from ._workloads import WORKLOAD_TYPES, WorkloadError, workload_names
 
 __all__ = [
-    "apply_session", "build_summary", "bundled_dir", "bundled_scenarios", "ChpidConfig", "Command",
-    "COMMAND_TYPES", "CPError", "CPResponse", "CURRENT_VERSION", "DatastoreConfig",
-    "default_db_path", "DiskConfig", "DISPATCH", "DORMANT", "ELIGIBLE", "Event", "find_lesson",
-    "find_scenario", "format_benchmarks", "format_debrief", "format_size", "format_summary",
-    "format_validation", "grade_session", "GuestConfig", "GuestSnapshot", "HintConfig", "INCOMING",
-    "known_verb", "LessonConfig", "LessonSnapshot", "LessonTracker", "LGRModel",
-    "link_pages_per_s", "LinkConfig", "load_scenario", "load_session", "loads_scenario",
-    "LOGGED_OFF", "LPMModel", "MAX_DURATION_S", "MAX_SEED", "MAX_STEP_S", "MAX_STEPS",
-    "MemberConfig", "MemberSnapshot", "MigrationSnapshot", "MIN_STEP_S", "MovePassSnapshot",
-    "OBJECTIVE_KINDS", "ObjectiveConfig", "ObjectiveSnapshot", "PAGES_PER_GB", "PAGES_PER_MB",
-    "parse_command", "parse_size_mb", "PassSnapshot", "PauseSnapshot", "QUIESCED",
-    "record_session", "RelocationSnapshot", "run_benchmarks", "RunStore", "ScenarioConfig",
-    "ScenarioError", "Session", "session_text", "Simulation", "size_to_pages", "Snapshot",
-    "StoreError", "SVMotionModel", "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket", "TimelineEntry",
-    "validate", "validate_series", "VERBS", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
-    "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES", "WorkloadError",
-    "WorkloadSpec", "SWEEP_MEASURES", "SweepPoint", "SweepError", "check_measures", "parse_vary",
-    "run_sweep", "plan_sweep", "sweep_table", "MemberSample", "GuestSample", "LinkSample",
-    "SampleSet", "SampleFeed",
+    "apply_session", "build_summary", "bundled_dir", "bundled_scenarios", "check_measures",
+    "ChpidConfig", "Command", "COMMAND_TYPES", "CPError", "CPResponse", "CURRENT_VERSION",
+    "DatastoreConfig", "default_db_path", "DiskConfig", "DISPATCH", "DORMANT", "ELIGIBLE",
+    "Event",
+    "find_lesson", "find_scenario", "format_benchmarks", "format_debrief",
+    "format_size", "format_summary", "format_validation", "grade_session", "GuestConfig",
+    "GuestSample", "GuestSnapshot", "HintConfig", "INCOMING", "known_verb", "LessonConfig",
+    "LessonSnapshot", "LessonTracker", "LGRModel", "link_pages_per_s", "LinkConfig", "LinkSample",
+    "load_scenario", "load_session", "loads_scenario", "LOGGED_OFF", "LPMModel", "MAX_DURATION_S",
+    "MAX_SEED", "MAX_STEP_S", "MAX_STEPS", "MemberConfig", "MemberSample", "MemberSnapshot",
+    "MigrationSnapshot", "MIN_STEP_S", "MovePassSnapshot", "OBJECTIVE_KINDS", "ObjectiveConfig",
+    "ObjectiveSnapshot", "PAGES_PER_GB", "PAGES_PER_MB", "parse_command", "parse_size_mb",
+    "parse_vary", "PassSnapshot", "PauseSnapshot", "plan_sweep",
+    "QUIESCED", "record_session", "RelocationSnapshot", "run_benchmarks", "run_sweep", "RunStore",
+    "SampleFeed", "SampleSet", "ScenarioConfig", "ScenarioError", "Session", "session_text",
+    "Simulation", "size_to_pages", "Snapshot", "StoreError", "SVMotionModel", "SWEEP_MEASURES",
+    "sweep_table", "SweepError", "SweepPoint", "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket",
+    "TimelineEntry", "validate", "validate_series", "VERBS", "VmrelocateCancel", "VmrelocateMove",
+    "VmrelocateTest", "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES",
+    "WorkloadError", "WorkloadSpec",
 ]

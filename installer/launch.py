@@ -24,8 +24,9 @@ def numba_cache_dir(bundle_root: Path) -> str:
     import platformdirs
 
     digest = hashlib.sha256()
-    for source in sorted((bundle_root / "ssisim" / "engine").glob("*.py")):
-        digest.update(source.name.encode())
+    engine = bundle_root / "ssisim" / "engine"
+    for source in sorted(engine.rglob("*.py")):  # the kernels live in engine/kernels/
+        digest.update(source.relative_to(engine).as_posix().encode())
         digest.update(source.read_bytes())
     return os.path.join(platformdirs.user_cache_dir("ssisim", appauthor=False), "numba",
                         digest.hexdigest()[:16])

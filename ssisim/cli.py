@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 a user error (one clear message on stderr), 2 an intern
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import datetime as _dt
 import json
@@ -14,7 +15,7 @@ import math
 import re
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -40,7 +41,7 @@ def say(text: object = "", **kw: Any) -> None:
 
 
 # -- numeric options: each has a documented range ---------------------------------------------
-# The limits are the engine's (engine/_limits.py: MAX_SEED, a signed 64-bit integer as the run
+# The limits are the engine's (engine/basics/limits.py: MAX_SEED, a signed 64-bit integer as the run
 # database stores it; MAX_STEPS steps in one run); they are imported when they are needed, so
 # that importing this module stays light.
 
@@ -476,11 +477,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def _sweep_on_cluster(where: str, points: Any, measures: list[str], until: float | None,
                       progress: Callable[[int, int], None]) -> Any:
-    """Run a sweep's points on a Dask distributed cluster: ``local:N`` starts one of N worker
-    processes here, ``tcp://HOST:PORT`` uses a running one (its workers need ssisim installed).
-    Results come back to this process, which alone writes anything."""
+    """Run a sweep's points on a Dask distributed cluster (see ``_cluster_executor``)."""
     from ssisim import engine
 
+    with _cluster_executor(where) as ex:
+        return engine.run_sweep(points, measures, until, ex, progress)
+
+
+@contextlib.contextmanager
+def _cluster_executor(where: str) -> Iterator[Any]:
+    """An executor on a Dask distributed cluster: ``local:N`` starts one of N worker processes
+    here, ``tcp://HOST:PORT`` uses a running one (its workers need ssisim installed). Results
+    come back to this process, which alone writes anything."""
     m = re.fullmatch(r"local:(\d+)", where)
     if not m and not where.startswith("tcp://"):
         raise UserError(f"--cluster {where}: write local:N or tcp://HOST:PORT")
@@ -504,11 +512,13 @@ def _sweep_on_cluster(where: str, points: Any, measures: list[str], until: float
         except OSError as e:
             raise UserError(f"--cluster {where}: cannot reach the scheduler ({e})") from None
     try:
-        return engine.run_sweep(points, measures, until, client.get_executor(), progress)
+        yield client.get_executor()
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
 
 
 def _cell(v: Any) -> str:
@@ -517,6 +527,38 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:,.3f}" if abs(v) < 1e6 else f"{v:,.0f}"
     return str(v)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Build a scenario from a shop's user directory, SYSTEM CONFIG and saved CP responses."""
+    from ssisim.zvm import InputError, import_shop
+
+    try:
+        result = import_shop(args.directory, args.system_config, args.query_dir,
+                             args.workloads, target=args.output)
+    except InputError as e:
+        raise UserError(str(e)) from None
+    if args.output == "-":
+        sys.stdout.write(result.text)
+    else:
+        try:
+            Path(args.output).write_text(result.text, encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"{args.output}: cannot write the scenario ({e.strerror})") from None
+    out = sys.stderr if args.output == "-" else sys.stdout
+    sc, notes = result.scenario, result.notes
+    on = sum(1 for g in sc.guests if g.logged_on)
+    say(f"{args.output}: {len(sc.members)} members ({', '.join(m.name for m in sc.members)}), "
+        f"{len(sc.guests)} guests ({on} logged on), {len(sc.timeline)} timeline commands",
+        file=out)
+    for title, lines in (("Problems (skipped)", notes.problems), ("Assumed", notes.assumed),
+                         ("Notes", notes.info), ("Ignored (not modelled)",
+                                                 notes.ignored_lines())):
+        if lines:
+            say(f"{title}:", file=out)
+            for line in lines:
+                say(f"  {line}", file=out)
+    return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -549,13 +591,14 @@ def cmd_charts(args: argparse.Namespace) -> int:
         return [dict(zip(engine.RunStore.GUEST_COLUMNS, row)) for row in sim.samples_guest]
 
     written = []
-    sim = run("reference/lgr-busy")
-    written.append(charts.pages_per_pass(sim.reloc.all[0].to_dict(),
+    summary = engine.build_summary(run("reference/lgr-busy"))
+    written.append(charts.pages_per_pass(summary["relocations"][0],
                                          out / "relocation-passes-busy.png"))
     sim = run("lgr-short-destination")
-    rel = sim.reloc.all[0].to_dict()
+    summary = engine.build_summary(sim)
+    rel = summary["relocations"][0]
     written.append(charts.throttle_timeline(rel, events(sim), out / "relocation-throttles.png"))
-    frames = {n: m.frames for n, m in sim.members.items()}
+    frames = {m["name"]: m["central"]["frames"] for m in summary["members"]}
     written.append(charts.member_storage(member_rows(sim), frames,
                                          out / "relocation-short-storage.png", rel["start_s"]))
     rows = engine.validate_series()
@@ -579,7 +622,8 @@ def cmd_charts(args: argparse.Namespace) -> int:
         large[f"{gb / 1000:.1f} TB central"] = (member_rows(sim), guest_rows(sim))
         del sim
     written.append(charts.large_guest(large, out / "large-guest-2tb.png"))
-    written.append(charts.migration_comparison(comparison_moves(run("migration-comparison")),
+    summary = engine.build_summary(run("migration-comparison"))
+    written.append(charts.migration_comparison(comparison_moves(summary),
                                                out / "comparison.png",
                                                "The same guest moved each way"))
     for p in written:
@@ -587,16 +631,14 @@ def cmd_charts(args: argparse.Namespace) -> int:
     return 0
 
 
-def comparison_moves(sim: Any) -> list[dict[str, Any]]:
-    """Relocations and migrations of a run, labelled for the comparison chart and table."""
+def comparison_moves(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Relocations and migrations of a run's summary, labelled for the comparison chart."""
     moves = []
-    for r in sim.reloc.all:
-        d = r.to_dict()
+    for d in summary["relocations"]:
         moves.append({**d, "kind": "lgr", "label": "z/VM LGR " + ("ASYNC" if "ASYNC" in d["options"]
                                                                   else "SYNC")})
-    for m in sorted(sim.lpm.all + sim.svm.all, key=lambda m: (m.kind, m.t_start)):
-        d = m.to_dict()
-        what = "LPM" if m.kind == "lpm" else "Storage vMotion"
+    for d in sorted(summary["migrations"], key=lambda m: (m["kind"], m["start_s"])):
+        what = "LPM" if d["kind"] == "lpm" else "Storage vMotion"
         opts = d["options"].split(" (")[0].replace("METHOD ", "")
         moves.append({**d, "label": f"{what} {opts}"})
     return moves
@@ -746,6 +788,20 @@ def build_parser() -> argparse.ArgumentParser:
                     "first varied field in DIR (MEASURE.png)")
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(fn=cmd_sweep)
+
+    im = sub.add_parser("import", help="build a scenario from a shop's user directory, SYSTEM "
+                        "CONFIG and saved CP responses (see docs/import.md)")
+    im.add_argument("--directory", required=True, metavar="USER.DIRECT",
+                    help="the user directory in source form")
+    im.add_argument("--system-config", metavar="SYSTEM.CONFIG",
+                    help="SYSTEM CONFIG: members (SSI statement), CP-owned volumes, ISFC links")
+    im.add_argument("--query-dir", metavar="DIR", help="saved CP responses, one file per "
+                    "member and command: MEMB1.QUERY-STORAGE.txt, MEMB1.QUERY-NAMES.txt, ...")
+    im.add_argument("--workloads", metavar="MAP.toml",
+                    help="user ID patterns to workloads (default: every guest runs idle)")
+    im.add_argument("-o", "--output", required=True, metavar="FILE|-",
+                    help="the scenario to write (replaced if it exists; '-': stdout)")
+    im.set_defaults(fn=cmd_import)
 
     v = sub.add_parser("validate", help="compare the model with published measurements")
     v.add_argument("--json", metavar="PATH|-")

@@ -14,12 +14,13 @@ ROOT = Path(__file__).parent.parent.parent
 def imports(folder: str) -> list[tuple[str, str, list[str]]]:
     """(file, module, names) of every import in a folder's Python files."""
     out = []
-    for path in sorted((ROOT / folder).glob("*.py")):
+    for path in sorted((ROOT / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module:
-                out.append((path.name, node.module, [a.name for a in node.names]))
+                out.append((str(path.relative_to(ROOT / folder)), node.module,
+                            [a.name for a in node.names]))
             elif isinstance(node, ast.Import):
-                out += [(path.name, a.name, []) for a in node.names]
+                out += [(str(path.relative_to(ROOT / folder)), a.name, []) for a in node.names]
     return out
 
 

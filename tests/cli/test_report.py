@@ -19,7 +19,7 @@ import pytest
 from ssisim import __version__
 from ssisim.cli import main
 from ssisim.engine import RunStore
-from ssisim.engine._store import GUEST_COLUMNS, MEMBER_COLUMNS
+from ssisim.engine.store.store import GUEST_COLUMNS, MEMBER_COLUMNS
 
 NO_RELOCATION = """\
 version = 1

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ssisim.engine import _kernels as K
+from ssisim.engine.kernels import pages as K
 
 MASK = (1 << 64) - 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from reference import Rng
 
-from ssisim.engine import _move_kernels as M
+from ssisim.engine.kernels import moves as M
 
 
 def unpack(plane: np.ndarray, units: int) -> list[bool]:

@@ -19,7 +19,7 @@ from ssisim.engine import (
     Simulation,
     Ticket,
 )
-from ssisim.engine import _grammar as G
+from ssisim.engine.cp import grammar as G
 
 NAME = st.from_regex(r"[A-Z$#@][A-Z0-9$#@_]{0,6}[0-9]", fullmatch=True)  # never a keyword
 NUMBERS = st.floats(allow_nan=False, allow_infinity=False)

@@ -24,7 +24,7 @@ from ssisim.engine import (
     record_session,
     session_text,
 )
-from ssisim.engine._session import toml_string
+from ssisim.engine.scenarios.session import toml_string
 
 _LESSON: list[ScenarioConfig] = []
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from ssisim.engine import RunStore
-from ssisim.engine._store import SCHEMA_VERSION
+from ssisim.engine.store.store import SCHEMA_VERSION
 
 WORKER = r"""
 import sys, time

@@ -8,7 +8,7 @@ import reference as R
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ssisim.engine import _kernels as K
+from ssisim.engine.kernels import pages as K
 
 
 def random_state(seed: int, npages: int) -> np.ndarray:

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ssisim.engine import Simulation, build_summary, loads_scenario
-from ssisim.engine._lpm import LPMOptions, threads_per_msp
-from ssisim.engine._units import PAGES_PER_GB
+from ssisim.engine.basics.units import PAGES_PER_GB
+from ssisim.engine.migrations.lpm import LPMOptions, threads_per_msp
 
 
 def disk_scenario(write_iops: float, *, size_gb: float = 4, pattern: str = "random",

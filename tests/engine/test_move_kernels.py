@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import Rng
 
-from ssisim.engine import _move_kernels as M
+from ssisim.engine.kernels import moves as M
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

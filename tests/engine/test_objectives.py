@@ -14,7 +14,7 @@ from ssisim.engine import (
     loads_scenario,
     session_text,
 )
-from ssisim.engine._objectives import command_matches
+from ssisim.engine.lessons.objectives import command_matches
 
 CLUSTER = """\
 version = 1

@@ -15,8 +15,8 @@ from ssisim.engine import (
     VolumeConfig,
     size_to_pages,
 )
-from ssisim.engine import _kernels as K
-from ssisim.engine._config import GuestConfig, WorkloadSpec
+from ssisim.engine.basics.config import GuestConfig, WorkloadSpec
+from ssisim.engine.kernels import pages as K
 
 LINK18 = (ChpidConfig(2, 4), ChpidConfig(4, 4), ChpidConfig(4, 4), ChpidConfig(8, 4))
 

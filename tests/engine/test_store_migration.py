@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ssisim.engine import RunStore
-from ssisim.engine._store import _MIGRATIONS
+from ssisim.engine.store.store import _MIGRATIONS
 
 
 def test_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):

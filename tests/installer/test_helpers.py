@@ -62,13 +62,13 @@ def test_a_flat_picture_is_not_a_screenshot(tmp_path: Path) -> None:
 def test_numba_cache_follows_the_engine_sources(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    engine = tmp_path / "bundle" / "ssisim" / "engine"
-    engine.mkdir(parents=True)
-    (engine / "_kernels.py").write_text("def k():\n    return 1\n")
+    kernels = tmp_path / "bundle" / "ssisim" / "engine" / "kernels"
+    kernels.mkdir(parents=True)
+    (kernels / "pages.py").write_text("def k():\n    return 1\n")
     first = launch.numba_cache_dir(tmp_path / "bundle")
     assert first.startswith(str(tmp_path / "cache" / "ssisim" / "numba"))
     assert launch.numba_cache_dir(tmp_path / "bundle") == first
-    (engine / "_kernels.py").write_text("def k():\n    return 2\n")
+    (kernels / "pages.py").write_text("def k():\n    return 2\n")
     assert launch.numba_cache_dir(tmp_path / "bundle") != first
 
 

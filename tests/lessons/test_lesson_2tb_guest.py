@@ -16,7 +16,7 @@ from ssisim.engine import (
     load_session,
     loads_scenario,
 )
-from ssisim.engine._units import PAGES_PER_GB
+from ssisim.engine.basics.units import PAGES_PER_GB
 
 LESSON = bundled_dir() / "lessons" / "08-2tb-guest.toml"
 SOLUTIONS = Path(__file__).parent / "solutions"

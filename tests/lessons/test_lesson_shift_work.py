@@ -16,7 +16,7 @@ from ssisim.engine import (
     load_scenario,
     load_session,
 )
-from ssisim.engine._units import PAGES_PER_GB
+from ssisim.engine.basics.units import PAGES_PER_GB
 
 LESSON = bundled_dir() / "lessons" / "07-shift-work.toml"
 SOLUTIONS = Path(__file__).parent / "solutions"

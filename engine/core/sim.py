@@ -1,0 +1,432 @@
+"""The simulation: the clock, members, guests, paging, the scheduler, events and samples.
+
+The caller drives the clock with ``step()`` or ``run_until(t)``; nothing here reads the wall
+clock. Every change of the world comes through ``execute(command)`` (CP command text) or a
+scenario's timeline, which is also just commands.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..basics.config import ScenarioConfig, TimelineEntry
+from ..cp.grammar import Command
+from ..kernels import pages as K
+from ..lessons.objectives import LessonTracker
+from ..migrations.lpm import LPMEngine
+from ..migrations.pause import PauseEngine
+from ..migrations.relocation import RelocationEngine
+from ..migrations.storage_vmotion import StorageVMotionEngine
+from ..views.move_view import MoveView
+from ..views.samples import GuestSample, MemberSample, SampleFeed, Sampler
+from ..world.paging import Pager, dasd_wait_s
+from ..world.scheduler import allocate_cpu, schedule_states
+from ..world.state import (
+    DISPATCH,
+    DORMANT,
+    STOPPED,
+    Guest,
+    GuestSnapshot,
+    Member,
+    MemberSnapshot,
+    Snapshot,
+)
+from ..world.world import CPResponse, Event
+from .commands import CommandProcessor
+from .driver import WorkloadDriver
+
+# CPU cost of CP's own paging work, charged to the member (seconds per page).
+CP_CPU_PER_PAGE_S = 4e-6
+# XSTOR migration keeps this share of blocks free.
+XSTOR_FREE_TARGET = 0.05
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """A command that waits for the console: a SYNC relocation holds it, and the command runs
+    when that relocation ends. ``Simulation.answer(ticket)`` gives its response then."""
+
+    seq: int
+    command: str
+    queued_s: float
+
+
+class Simulation:
+    """A z/VM SSI cluster and its guests, advanced in fixed steps of simulated time.
+
+    Parameters
+    ----------
+    scenario : ScenarioConfig
+        The cluster, guests and timeline.
+    seed : int, optional
+        Overrides the scenario's seed; same scenario and seed give identical results.
+    """
+
+    def __init__(self, scenario: ScenarioConfig, seed: int | None = None) -> None:
+        self.scenario = scenario
+        self.seed = int(scenario.seed if seed is None else seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.step_s = float(scenario.step_s)
+        self.sample_s = max(self.step_s, float(scenario.sample_s))
+        self.steps = 0
+        self.members: dict[str, Member] = {m.name.upper(): Member(m) for m in scenario.members}
+        self.guests: dict[str, Guest] = {}
+        for g in scenario.guests:
+            self.guests[g.userid.upper()] = Guest(g, self.seed)
+        self.events: list[Event] = []
+        self._event_seq = 0
+        self._listeners: list[Callable[[Event], None]] = []
+        self._queue: list[tuple[float, int, TimelineEntry]] = []
+        self._queue_seq = 0
+        self._tickets: dict[int, CPResponse | None] = {}
+        for entry in scenario.timeline:
+            self.schedule(entry)
+        self._rotate = 0
+        self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
+
+        self.cp = CommandProcessor(self)
+        self.reloc = RelocationEngine(self)
+        self.pager = Pager(self, self.reloc.incoming_on)
+        self.driver = WorkloadDriver(self, self.pager)
+        self.pause = PauseEngine(self)
+        # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
+        self.svm = StorageVMotionEngine(self)
+        self.lpm = LPMEngine(self)
+        #: the run's samples every ``sample_s``, and the per-step peaks and paging episodes
+        self.sampler = Sampler(self, self.sample_s)
+        #: the run's member and guest samples (typed records, in time and name order)
+        self.samples_member: list[MemberSample] = self.sampler.members
+        self.samples_guest: list[GuestSample] = self.sampler.guests
+        #: the lesson's objectives, score and debrief (None: the scenario has no objectives)
+        self.lesson: LessonTracker | None = LessonTracker(self) if scenario.objectives else None
+        self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
+        #: apply references to wholly resident regions lazily (same distribution, far faster)
+        self.defer_touches = True
+        self.stolen_from_incoming = 0
+        for guest in self.guests.values():
+            if guest.cfg.logged_on:
+                self.log_on(guest, guest.home, announce=False)
+        self.sampler.take()
+
+    # -- clock -------------------------------------------------------------------------------
+    @property
+    def t(self) -> float:
+        """Simulated seconds since the scenario started."""
+        return self.steps * self.step_s
+
+    def peek(self) -> float:
+        """Simulated time of the next scheduled command, or ``inf`` when none is queued."""
+        return self._queue[0][0] if self._queue else math.inf
+
+    def step(self) -> None:
+        """Advance the world by one step of ``step_s`` simulated seconds."""
+        self._run_due_commands()
+        dt = self.step_s
+        for name, m in self.members.items():
+            self.io_left[name] = [m.io_capacity_s * dt]
+        self.pause.advance()
+        # relocation is system work: it runs before the guests get the CPU
+        self.reloc.advance(dt)
+        self.svm.advance(dt)
+        self.lpm.advance(dt)
+        self.pause.advance_cleanups(dt)
+        for name in sorted(self.members):
+            m = self.members[name]
+            if m.up:
+                self._step_member(m, dt)
+        self.steps += 1
+        self.sampler.after_step()
+        if self.lesson is not None:
+            self.lesson.update()
+
+    def run_until(
+        self,
+        t_s: float,
+        progress: Callable[[float, str], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        """Step until simulated time ``t_s``.
+
+        Parameters
+        ----------
+        t_s : float
+            Simulated time to reach (rounded up to a whole step).
+        progress : callable, optional
+            ``progress(fraction, message)``, called now and then.
+        should_stop : callable, optional
+            Polled between steps; returning True stops early.
+        """
+        start = self.t
+        total = max(t_s - start, 1e-9)
+        every = max(1, int(total / self.step_s / 200))
+        n = 0
+        while self.t < t_s - 1e-9:
+            if should_stop is not None and should_stop():
+                break
+            if self.lesson is not None and self.lesson.ended:
+                break  # the lesson is over: nothing more to see
+            self.step()
+            n += 1
+            if progress is not None and n % every == 0:
+                progress(min(1.0, (self.t - start) / total), f"t={self.t:.0f}s")
+        self._run_due_commands()
+        if progress is not None:
+            progress(1.0, f"t={self.t:.0f}s")
+
+    # -- commands ------------------------------------------------------------------------------
+    def schedule(self, entry: TimelineEntry) -> int:
+        """Queue a command for a simulated time (commands due at the same time keep their order).
+
+        Returns the command's place in the queue (the ``seq`` of a ``Ticket``).
+        """
+        seq = self._queue_seq
+        heapq.heappush(self._queue, (entry.at_s, seq, entry))
+        self._queue_seq += 1
+        return seq
+
+    def submit(self, command: str | Command) -> CPResponse | Ticket:
+        """Issue a command now, as the operator at the console does.
+
+        Returns CP's response, or a ``Ticket`` when a SYNC relocation holds the console: the
+        command then runs as soon as the relocation ends, and ``answer(ticket)`` gives its
+        response from then on.
+        """
+        if not self.console_busy():
+            return self.execute(command)
+        text = command if isinstance(command, str) else str(command)
+        seq = self.schedule(TimelineEntry(self.t, text))
+        self._tickets[seq] = None
+        return Ticket(seq, text, self.t)
+
+    def answer(self, ticket: Ticket) -> CPResponse | None:
+        """The response to a command that waited (None while it still waits)."""
+        return self._tickets.get(ticket.seq)
+
+    def console_busy(self) -> bool:
+        """True while a SYNC relocation holds the operator's console (commands wait)."""
+        return any(r.options.sync and r.issuer == "OPERATOR" for r in self.reloc.active)
+
+    def _run_due_commands(self) -> None:
+        while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
+            _, seq, entry = heapq.heappop(self._queue)
+            resp = self.execute(entry.command, line=entry.line)
+            if seq in self._tickets:
+                self._tickets[seq] = resp
+
+    def execute(self, command: str | Command, issuer: str = "OPERATOR",
+                line: int = 0) -> CPResponse:
+        """Run one CP or simulator command now and return CP's answer.
+
+        ``command`` is command text or a typed command (``parse_command``); a typed command is
+        logged as its canonical text. A command that CP would refuse changes nothing and gets
+        CP's error message. ``line`` is the scenario line the command came from (0: typed or
+        issued by code).
+        """
+        if not isinstance(command, str):
+            typed: Command | None = command
+            command = str(command)
+        else:
+            typed = None
+        verb = self.lesson.forbidden(command) if self.lesson is not None and line == 0 else None
+        if verb is not None:
+            resp = CPResponse([f"HCPLES2003E {verb} is not available in this lesson: the "
+                               "lesson is about what you do with the cluster as it is"], 1)
+        else:
+            resp = self.cp.execute(typed if typed is not None else command, issuer)
+        self.command_log.append((self.t, command, resp.rc, line, tuple(resp.lines)))
+        self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
+                                                  "issuer": issuer})
+        if self.lesson is not None:
+            self.lesson.update()
+        return resp
+
+    # -- events --------------------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        """Call ``listener(event)`` for every event from now on."""
+        self._listeners.append(listener)
+
+    def emit(self, kind: str, member: str | None, userid: str | None, message: str,
+             data: dict[str, Any] | None = None) -> Event:
+        """Record an event at the current simulated time."""
+        ev = Event(round(self.t, 6), self._event_seq, kind, member, userid, message, data or {})
+        self._event_seq += 1
+        self.events.append(ev)
+        for fn in self._listeners:
+            fn(ev)
+        return ev
+
+    # -- logon / logoff -----------------------------------------------------------------------
+    def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
+        g.log_on(member)
+        if announce:
+            self.emit("LOGON", member, g.userid, f"{g.userid} logged on at {member}")
+
+    def log_off(self, g: Guest) -> None:
+        r = self.reloc.of(g.userid)
+        if r is not None:
+            self.reloc.abort(r, f"Relocation of {g.userid} cancelled: the guest logged off",
+                             "logged off")
+        member = g.member
+        if member is not None:
+            g.flush_pending()
+            # CP resets the storage in a cleanup; its frames come back as it goes
+            inline = self.members[member].cfg.logoff_cleanup == "inline"
+            c = self.pause.start_cleanup(g, inline)
+        g.log_off()
+        self.pause.logged_off(g)
+        self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off; its storage is being "
+                  f"reset ({'the user ID stays taken until then' if inline else 'cleanup state'})",
+                  {"cleanup_s": round(c.left / c.rate_pages_s, 3) if c.left else 0.0,
+                   "detach_s": round(c.detach_until - c.t_start, 3)} if member else {})
+
+    def guests_on(self, member: str) -> list[Guest]:
+        """Logged-on guests of a member, by user ID."""
+        return sorted((g for g in self.guests.values() if g.member == member),
+                      key=lambda g: g.userid)
+
+    # -- one member, one step ------------------------------------------------------------------
+    def _step_member(self, m: Member, dt: float) -> None:
+        guests = self.guests_on(m.name)
+        schedule_states(self, m, guests)
+        runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
+        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0))
+        io_left = self.io_left[m.name]
+        wait = self.dasd_wait_s(m)
+        for g in guests:
+            if g.state == STOPPED:
+                self.driver.interrupts(m, g, dt, wait, io_left)
+        before = m.counters.as_tuple()
+        if m.free_frames < m.free_low:
+            self.pager.steal(m, m.free_high - m.free_frames, io_left)
+        if runnable:
+            k = self._rotate % len(runnable)
+            order = runnable[k:] + runnable[:k]
+            for g in order:
+                rest = max(0.0, dt - g.ran_s)
+                share = alloc.get(g.userid, 0.0)
+                if rest > 0:
+                    self.driver.run(m, g, rest, share * rest / dt, wait, io_left)
+        for g in guests:
+            g.units_step = g.units_acc / dt
+            g.units_acc = 0.0
+            g.ran_s = 0.0
+            g.cpu_rate = alloc.get(g.userid, 0.0) / dt
+        self._rotate += 1
+        if m.free_frames < m.free_high:
+            self.pager.steal(m, m.free_high - m.free_frames, io_left)
+        if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * XSTOR_FREE_TARGET:
+            target = int(m.cfg.xstor_pages * 2 * XSTOR_FREE_TARGET)
+            self.pager.migrate(m, target - m.xstor_free, io_left)
+        cap = m.io_capacity_s * dt
+        m.io_util = 0.0 if cap <= 0 else 1.0 - io_left[0] / cap
+        after = m.counters.as_tuple()
+        moved = sum(a - b for a, b in zip(after[:5], before[:5]))
+        cpu_cap = m.cfg.cpus * dt
+        used = m.cpu_used_step + moved * CP_CPU_PER_PAGE_S + self.reloc.cpu_s.get(m.name, 0.0)
+        m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
+        m.cpu_used_step = 0.0
+        self.sampler.note_member(m)
+        for g in guests:
+            self.sampler.note_guest(m, g)
+
+    def dasd_wait_s(self, m: Member) -> float:
+        """How long a virtual CPU waits for a DASD page fault, queueing included."""
+        return dasd_wait_s(m)
+
+    def run_guest_until(self, g: Guest, t: float) -> None:
+        """Run a guest's workload from where it stands in the current step up to time ``t``.
+
+        A relocation calls this when a pass ends inside a step, so that the pages changed
+        before the pass boundary belong to that pass and those after to the next.
+        """
+        if g.member is None or g.stopped_by or g.state not in (DISPATCH, DORMANT):
+            return
+        part = t - (self.t + g.ran_s)
+        if part <= 1e-9:
+            return
+        m = self.members[g.member]
+        self.driver.run(m, g, part, g.cpu_rate * part, self.dasd_wait_s(m),
+                        self.io_left[m.name])
+        g.ran_s += part
+
+    # -- samples and snapshots -----------------------------------------------------------------
+    def sample_feed(self, every_s: float | None = None) -> SampleFeed:
+        """Samples for a viewer every ``every_s`` simulated seconds (None: after every step).
+
+        The feed's records are made as the run's own samples are (``samples_member``,
+        ``samples_guest``), with rates over the feed's own interval; its first sample is of
+        now. Taking them changes nothing in the run. ``SampleFeed.take_new`` hands over the
+        samples taken since the last call.
+        """
+        return self.sampler.feed(self.step_s if every_s is None else max(self.step_s, every_s))
+
+    def snapshot(self) -> Snapshot:
+        """An immutable picture of the whole world now (copies, never live arrays)."""
+        members = tuple(
+            MemberSnapshot(m.name, m.frames, m.resident, m.cfg.xstor_pages, m.xstor_used,
+                           m.cfg.slots, m.slots_used, round(m.cpu_util * 100, 3),
+                           round(m.io_util * 100, 3), m.counters.as_tuple())
+            for m in (self.members[n] for n in sorted(self.members))
+        )
+        guests = tuple(
+            GuestSnapshot(g.userid, g.member, g.state, g.cfg.storage_pages, g.n_cen, g.n_xst,
+                          g.n_dsd, g.workload.describe(), round(g.units_step, 6), g.workload.unit)
+            for g in (self.guests[u] for u in sorted(self.guests))
+        )
+        view: MoveView | None = getattr(self, "_move_view", None)
+        if view is None:  # made at the first snapshot: a run nobody looks at never needs it
+            view = self._move_view = MoveView(self)
+        return Snapshot(round(self.t, 6), members, guests, len(self.events),
+                        tuple(self.reloc.snapshot(r) for r in self.reloc.all),
+                        lesson=self.lesson.snapshot() if self.lesson is not None else None,
+                        migrations=view.migrations(), pauses=view.pauses())
+
+    # -- checks ----------------------------------------------------------------------------------
+    def verify(self) -> list[str]:
+        """Check every invariant against the bit-planes; the broken ones (empty: all hold)."""
+        problems: list[str] = []
+        counts = np.zeros(K.NPLANES, dtype=np.int64)
+        per_member: dict[str, list[int]] = {n: [0, 0, 0] for n in self.members}
+        incoming = [r.incoming for r in self.reloc.active if r.incoming is not None]
+        for g in list(self.guests.values()) + incoming:
+            if g.planes is None:
+                continue
+            bad = K.check_planes(g.planes, g.npages)
+            if bad >= 0:
+                problems.append(f"{g.userid}: page state invariant broken in word {bad}")
+            K.count_planes(g.planes, counts)
+            for name, have, want in (("central", counts[K.CEN], g.n_cen),
+                                     ("xstor", counts[K.XST], g.n_xst),
+                                     ("dasd", counts[K.DSD], g.n_dsd),
+                                     ("slots", counts[K.SLOT], g.n_slot)):
+                if int(have) != want:
+                    problems.append(f"{g.userid}: {name} pages {int(have)} but counted {want}")
+            assert g.member is not None
+            pm = per_member[g.member]
+            pm[0] += g.n_cen
+            pm[1] += g.n_xst
+            pm[2] += g.n_slot
+        for c in self.pause.cleanups:
+            if c.t_end is None:
+                pm = per_member[c.member]
+                pm[0] += int(math.floor(c.central + 1e-9))
+                pm[1] += int(math.floor(c.xstor + 1e-9))
+                pm[2] += int(math.floor(c.slots + 1e-9))
+        for name, m in self.members.items():
+            r, x, s = per_member[name]
+            if (r, x, s) != (m.resident, m.xstor_used, m.slots_used):
+                problems.append(f"{name}: member totals {(m.resident, m.xstor_used, m.slots_used)}"
+                                f" but guests hold {(r, x, s)}")
+            if not (0 <= m.resident <= m.frames):
+                problems.append(f"{name}: {m.resident} frames used of {m.frames}")
+            if not (0 <= m.xstor_used <= m.cfg.xstor_pages):
+                problems.append(f"{name}: {m.xstor_used} XSTOR blocks used of {m.cfg.xstor_pages}")
+            if not (0 <= m.slots_used <= m.cfg.slots):
+                problems.append(f"{name}: {m.slots_used} slots used of {m.cfg.slots}")
+        return problems

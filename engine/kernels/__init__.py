@@ -1,0 +1,1 @@
+"""The numba kernels: page bit-planes (``pages``), move bitmaps (``moves``) and their warm-up."""

@@ -1,0 +1,892 @@
+"""Numba kernels over page bit-planes: touching, stealing, migrating and counting pages.
+
+Page state of one guest is a ``uint64`` array of shape ``(nwords, NPLANES)``: row ``w`` holds the
+bits of pages ``64*w .. 64*w+63`` for every plane, so all the state of a page sits in one 64-byte
+cache line. Kernels only loop; the Python drivers in ``world.paging`` validate, draw seeds and
+allocate the ``out`` arrays (style: small dumb kernels, Python drivers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+# Plane indices. A page is instantiated when exactly one of CEN, XST, DSD is set.
+CEN = 0  # resident in a central-storage frame
+XST = 1  # held in an expanded-storage (XSTOR) block
+DSD = 2  # held only on a DASD paging slot
+SLOT = 3  # owns a DASD slot whose content is valid (set with DSD, may stay set while resident)
+CHG = 4  # changed since it was last written to a slot (or never written)
+REF = 5  # referenced since the demand scan last looked at it
+LGR = 6  # changed since the last memory-move pass (relocation dirty bitmap)
+SEND = 7  # still to be sent in the current memory-move pass
+NPLANES = 8
+
+# Why a touch kernel stopped.
+STOP_DONE = 0  # covered the pages it was asked to cover
+STOP_BUDGET = 1  # the virtual CPUs' time for this step is used up
+STOP_FRAMES = 2  # needs a free frame and none is left: the caller steals and calls again
+STOP_DASD = 3  # needs a DASD read and the paging volumes are saturated for this step
+
+# Indices into the touch kernel's ``out`` array (float64).
+T_TOUCHES = 0
+T_NEW = 1
+T_XSTOR_IN = 2
+T_DASD_IN = 3
+T_CPU_S = 4
+T_WALL_S = 5
+T_COVERED = 6
+T_STOP = 7
+T_CURSOR = 8
+T_NEXT = 9
+T_OUT_LEN = 10
+
+# Why the send kernel stopped.
+SEND_DONE = 0  # nothing left to send in this pass
+SEND_LIMIT = 1  # sent as many pages as it was allowed
+SEND_DST_FRAMES = 2  # the destination has no free frame for the next page
+SEND_SRC_DASD = 3  # the next page is on source DASD and the volumes are saturated
+
+# Indices into the send kernel's ``out`` array (int64).
+X_SENT = 0
+X_FROM_XSTOR = 1
+X_FROM_DASD = 2
+X_DST_NEW_FRAMES = 3
+X_DST_XSTOR_FREED = 4
+X_DST_DASD_FREED = 5
+X_DST_SLOTS_FREED = 6
+X_CURSOR = 7
+X_STOP = 8
+X_OUT_LEN = 9
+
+# Indices into the steal kernel's ``out`` array (int64).
+S_TO_XSTOR = 0
+S_TO_DASD_WRITTEN = 1
+S_TO_DASD_CLEAN = 2
+S_SLOTS_ALLOCATED = 3
+S_SLOTS_RELEASED = 4
+S_CURSOR = 5
+S_BLOCKED = 6
+S_WORDS = 7
+S_OUT_LEN = 8
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+def warmup() -> None:
+    """Compile (or load from the cache) every kernel on tiny inputs, before anyone waits for it."""
+    p = np.zeros((2, NPLANES), dtype=np.uint64)
+    q = np.zeros((2, NPLANES), dtype=np.uint64)
+    rng = np.ones(1, dtype=np.uint64)
+    t = np.zeros(T_OUT_LEN)
+    touch_region(p, 0, 100, 0, -1, -0.5, 100, 0.5, 1.0, 1.0, 1e-6, 1e-6, 1e-6, 1e-3, 1e-6, 50, 50,
+                 True, rng, t)
+    fill_resident(p, 100, True)
+    touch_resident(p, 0, 100, 50.0, 0.5, True, rng)
+    touch_resident(p, 0, 100, 5.0, 0.5, True, rng)
+    touch_range(p, 0, 100, 10, 120, True, True)
+    region_resident(p, 0, 100)
+    s = np.zeros(S_OUT_LEN, dtype=np.int64)
+    steal_pages(p, 0, 10, False, 5, 5, 5, s)
+    steal_pages(p, 0, 10, False, 5, 5, 5, s, 0, 1)
+    migrate_xstor(p, 0, 5, 5, 5, s)
+    c = np.zeros(NPLANES, dtype=np.int64)
+    count_planes(p, c)
+    check_planes(p, 100)
+    start_pass(p, True)
+    start_pass(p, False, 0, 1)
+    x = np.zeros(X_OUT_LEN, dtype=np.int64)
+    send_pages(p, q, 0, 50, 5, 50, x)
+    count_plane(p, LGR)
+    clear_plane(p, SEND)
+
+
+@njit(cache=True, nogil=True)
+def splitmix_next(state: np.ndarray) -> np.uint64:
+    """Advance a splitmix64 generator held in ``state[0]`` and return the next 64-bit value."""
+    s = state[0] + _GOLDEN
+    state[0] = s
+    z = s
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def uniform(state: np.ndarray) -> float:
+    """A float in (0, 1] from the generator in ``state``."""
+    return (float(splitmix_next(state) >> np.uint64(11)) + 1.0) * _INV53
+
+
+@njit(cache=True, nogil=True)
+def geometric_gap(state: np.ndarray, log_q: float) -> int:
+    """Number of pages skipped before the next selected one, each selected with 1-exp(log_q)."""
+    if log_q >= 0.0:
+        return 0
+    if log_q == -np.inf:
+        return 0
+    g = np.log(uniform(state)) / log_q
+    if g > 4.0e18:
+        return 4000000000000000000
+    return int(g)
+
+
+@njit(cache=True, nogil=True)
+def touch_region(
+    planes: np.ndarray,
+    lo: int,
+    hi: int,
+    start: int,
+    next_sel: int,
+    log_q: float,
+    max_cover: int,
+    write_frac: float,
+    budget_cpu_s: float,
+    budget_wall_s: float,
+    cost_touch_s: float,
+    cost_new_s: float,
+    cost_xstor_s: float,
+    dasd_wait_s: float,
+    cost_fault_cpu_s: float,
+    frames_avail: int,
+    dasd_reads_avail: int,
+    track_lgr: bool,
+    rng: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Let a workload reference pages of ``[lo, hi)``, walking forward from ``start`` with wrap.
+
+    Each page of the walk is selected with probability ``1 - exp(log_q)`` (``log_q = 0`` selects
+    every page: a sequential toucher). ``next_sel`` is the already-drawn position of the next
+    selected page (``-1`` to draw one), so a walk that stops for frames resumes exactly where it
+    left off. The walk covers at most ``max_cover`` pages. Resident pages are referenced (and
+    changed with probability ``write_frac``); a page in XSTOR is brought back synchronously, a page
+    on DASD waits ``dasd_wait_s`` of the virtual CPUs' time, and a never-touched page is
+    instantiated in a new frame. Results go to ``out`` (see the ``T_`` indices).
+    """
+    n = hi - lo
+    cpu = 0.0
+    wall = 0.0
+    touches = 0
+    new = 0
+    xin = 0
+    din = 0
+    stop = STOP_DONE
+    covered = 0
+    pos = start
+    if n <= 0:
+        out[T_STOP] = STOP_DONE
+        out[T_CURSOR] = start
+        out[T_NEXT] = -1
+        return
+    sel = next_sel
+    if sel < 0:
+        sel = geometric_gap(rng, log_q)
+    every = log_q >= 0.0
+    # A lap over a fully resident region costs the same each time: count laps instead of pages.
+    lap_faults = 0
+    lap_start_cover = 0
+    wrapped = False
+    while True:
+        if wrapped:
+            wrapped = False
+            # (only when no random write draws are skipped, so the walk stays reproducible)
+            if every and lap_faults == 0 and covered - lap_start_cover >= n \
+                    and (write_frac <= 0.0 or write_frac >= 1.0):
+                lap_cost = cost_touch_s * n
+                if lap_cost > 0.0:
+                    laps = int(min((budget_cpu_s - cpu) / lap_cost,
+                                   (budget_wall_s - wall) / lap_cost))
+                    laps = min(laps, (max_cover - covered) // n)
+                    if laps > 0:
+                        cpu += lap_cost * laps
+                        wall += lap_cost * laps
+                        touches += n * laps
+                        covered += n * laps
+            lap_start_cover = covered
+            lap_faults = 0
+        # skip ahead to the next selected page
+        if sel > 0:
+            adv = sel
+            if covered + adv > max_cover:
+                adv = max_cover - covered
+            covered += adv
+            sel -= adv
+            off = pos - lo + adv
+            if off >= n:
+                wrapped = True
+                lap_faults += 1  # a skipped stretch is no evidence of a resident lap
+            pos = lo + (off % n)
+            if sel > 0:
+                break
+        if covered >= max_cover:
+            break
+        if cpu >= budget_cpu_s or wall >= budget_wall_s:
+            stop = STOP_BUDGET
+            break
+        w = pos >> 6
+        b = np.uint64(pos & 63)
+        m = _ONE << b
+        # whole-word fast paths for sequential walks: 64 pages all resident, all new, all in
+        # XSTOR or all on DASD, when frames, paging I/O and budget cover the whole word
+        # (exactly what the page-at-a-time loop below would do)
+        if every and b == np.uint64(0) and pos + 64 <= hi and covered + 64 <= max_cover:
+            cen = planes[w, CEN]
+            kind = -1
+            c_cpu = 0.0
+            c_wall = 0.0
+            if cen == _ALL:
+                kind = 0
+                c_cpu = c_wall = cost_touch_s * 64
+            elif frames_avail >= 64:
+                if (cen | planes[w, XST] | planes[w, DSD]) == 0:
+                    kind = 1
+                    c_cpu = c_wall = (cost_touch_s + cost_new_s) * 64
+                elif planes[w, XST] == _ALL:
+                    kind = 2
+                    c_cpu = c_wall = (cost_touch_s + cost_xstor_s) * 64
+                elif planes[w, DSD] == _ALL and dasd_reads_avail >= 64:
+                    kind = 3
+                    c_cpu = (cost_touch_s + cost_fault_cpu_s) * 64
+                    c_wall = (cost_touch_s + dasd_wait_s) * 64
+            if kind >= 0 and cpu + c_cpu <= budget_cpu_s and wall + c_wall <= budget_wall_s:
+                if kind == 1:
+                    new += 64
+                    planes[w, CHG] = _ALL
+                    if track_lgr:
+                        planes[w, LGR] = _ALL
+                elif kind == 2:
+                    xin += 64
+                    planes[w, XST] = np.uint64(0)
+                elif kind == 3:
+                    din += 64
+                    planes[w, DSD] = np.uint64(0)
+                    planes[w, CHG] = np.uint64(0)  # the slots keep valid copies
+                if kind > 0:
+                    planes[w, CEN] = _ALL
+                    frames_avail -= 64
+                    lap_faults += 64
+                    if kind == 3:
+                        dasd_reads_avail -= 64
+                planes[w, REF] = _ALL
+                if write_frac >= 1.0:
+                    planes[w, CHG] = _ALL
+                    if track_lgr:
+                        planes[w, LGR] = _ALL
+                elif write_frac > 0.0:
+                    for j in range(64):
+                        if uniform(rng) <= write_frac:
+                            mm = _ONE << np.uint64(j)
+                            planes[w, CHG] |= mm
+                            if track_lgr:
+                                planes[w, LGR] |= mm
+                cpu += c_cpu
+                wall += c_wall
+                touches += 64
+                covered += 64
+                pos += 64
+                if pos >= hi:
+                    pos = lo
+                    wrapped = True
+                continue
+        write = write_frac >= 1.0 or (write_frac > 0.0 and uniform(rng) <= write_frac)
+        if planes[w, CEN] & m:
+            c = cost_touch_s
+            cpu += c
+            wall += c
+        elif planes[w, XST] & m:
+            if frames_avail <= 0:
+                stop = STOP_FRAMES
+                break
+            planes[w, XST] &= ~m
+            planes[w, CEN] |= m
+            frames_avail -= 1
+            xin += 1
+            lap_faults += 1
+            c = cost_touch_s + cost_xstor_s
+            cpu += c
+            wall += c
+        elif planes[w, DSD] & m:
+            if frames_avail <= 0:
+                stop = STOP_FRAMES
+                break
+            if dasd_reads_avail <= 0:
+                stop = STOP_DASD
+                break
+            planes[w, DSD] &= ~m
+            planes[w, CEN] |= m
+            # the slot keeps a valid copy until the page is changed
+            planes[w, CHG] &= ~m
+            frames_avail -= 1
+            dasd_reads_avail -= 1
+            din += 1
+            lap_faults += 1
+            cpu += cost_touch_s + cost_fault_cpu_s
+            wall += cost_touch_s + dasd_wait_s
+        else:
+            if frames_avail <= 0:
+                stop = STOP_FRAMES
+                break
+            planes[w, CEN] |= m
+            # a new page has no copy anywhere: it counts as changed
+            planes[w, CHG] |= m
+            if track_lgr:
+                planes[w, LGR] |= m
+            frames_avail -= 1
+            new += 1
+            lap_faults += 1
+            c = cost_touch_s + cost_new_s
+            cpu += c
+            wall += c
+        planes[w, REF] |= m
+        if write:
+            planes[w, CHG] |= m
+            if track_lgr:
+                planes[w, LGR] |= m
+        touches += 1
+        covered += 1
+        pos += 1
+        if pos >= hi:
+            pos = lo
+            wrapped = True
+        if not every:
+            sel = geometric_gap(rng, log_q)
+    out[T_TOUCHES] = touches
+    out[T_NEW] = new
+    out[T_XSTOR_IN] = xin
+    out[T_DASD_IN] = din
+    out[T_CPU_S] = cpu
+    out[T_WALL_S] = wall
+    out[T_COVERED] = covered
+    out[T_STOP] = stop
+    out[T_CURSOR] = pos
+    out[T_NEXT] = sel
+
+
+@njit(cache=True, nogil=True)
+def steal_pages(
+    planes: np.ndarray,
+    cursor: int,
+    want: int,
+    take_referenced: bool,
+    xstor_free: int,
+    dasd_writes_avail: int,
+    slots_free: int,
+    out: np.ndarray,
+    w0: int = 0,
+    w1: int = -1,
+) -> None:
+    """Demand-scan one guest: take up to ``want`` resident pages, clock-wise from word ``cursor``.
+
+    The hand goes round words ``[w0, w1)`` (``w1 = -1``: to the end), one slice of the guest.
+
+    A resident page referenced since the last visit has its reference bit cleared and is passed
+    over (second chance) unless ``take_referenced``. A page whose DASD slot still holds a valid
+    copy is dropped without I/O; any other page is written to XSTOR while it has free blocks,
+    else to a DASD slot while the volumes can take writes this step. The scan covers at most one
+    revolution of the guest's storage. Results go to ``out`` (see the ``S_`` indices).
+    """
+    if w1 < 0 or w1 > planes.shape[0]:
+        w1 = planes.shape[0]
+    nwords = w1 - w0
+    to_x = 0
+    to_dw = 0
+    to_dc = 0
+    s_alloc = 0
+    s_rel = 0
+    blocked = 0
+    stolen = 0
+    words = 0
+    w = cursor
+    if w >= w1 or w < w0:
+        w = w0
+    while words < nwords and stolen < want:
+        res = planes[w, CEN]
+        if res != 0:
+            if take_referenced:
+                cand = res
+            else:
+                refd = planes[w, REF] & res
+                cand = res & ~refd
+                planes[w, REF] &= ~res
+            # a whole word to DASD at once when XSTOR is full and the volumes can take it
+            if cand == _ALL and want - stolen >= 64 and xstor_free <= 0:
+                slot = planes[w, SLOT]
+                dirty = planes[w, CHG] | ~slot
+                nd = popcount64(dirty)
+                ns = popcount64(~slot)
+                if dasd_writes_avail >= nd and slots_free >= ns:
+                    planes[w, DSD] = _ALL
+                    planes[w, SLOT] = _ALL
+                    planes[w, CEN] = np.uint64(0)
+                    planes[w, CHG] = np.uint64(0)
+                    planes[w, REF] = np.uint64(0)
+                    to_dw += nd
+                    to_dc += 64 - nd
+                    s_alloc += ns
+                    slots_free -= ns
+                    dasd_writes_avail -= nd
+                    stolen += 64
+                    cand = np.uint64(0)
+            while cand != 0 and stolen < want:
+                m = cand & (~cand + _ONE)
+                cand ^= m
+                dirty = (planes[w, CHG] & m) != 0 or (planes[w, SLOT] & m) == 0
+                if not dirty:
+                    planes[w, DSD] |= m
+                    to_dc += 1
+                elif xstor_free > 0:
+                    planes[w, XST] |= m
+                    if planes[w, SLOT] & m:
+                        planes[w, SLOT] &= ~m
+                        s_rel += 1
+                    xstor_free -= 1
+                    to_x += 1
+                elif dasd_writes_avail > 0 and ((planes[w, SLOT] & m) != 0 or slots_free > 0):
+                    if (planes[w, SLOT] & m) == 0:
+                        planes[w, SLOT] |= m
+                        slots_free -= 1
+                        s_alloc += 1
+                    planes[w, DSD] |= m
+                    dasd_writes_avail -= 1
+                    to_dw += 1
+                else:
+                    blocked = 1
+                    break
+                planes[w, CEN] &= ~m
+                planes[w, CHG] &= ~m
+                planes[w, REF] &= ~m
+                stolen += 1
+            if blocked:
+                break
+            if stolen >= want and cand != 0:
+                break  # resume in this word next time
+        words += 1
+        w += 1
+        if w >= w1:
+            w = w0
+    out[S_TO_XSTOR] = to_x
+    out[S_TO_DASD_WRITTEN] = to_dw
+    out[S_TO_DASD_CLEAN] = to_dc
+    out[S_SLOTS_ALLOCATED] = s_alloc
+    out[S_SLOTS_RELEASED] = s_rel
+    out[S_CURSOR] = w
+    out[S_BLOCKED] = blocked
+    out[S_WORDS] = words
+
+
+@njit(cache=True, nogil=True)
+def migrate_xstor(
+    planes: np.ndarray,
+    cursor: int,
+    want: int,
+    dasd_writes_avail: int,
+    slots_free: int,
+    out: np.ndarray,
+) -> None:
+    """Move up to ``want`` XSTOR pages of one guest to DASD slots, clock-wise from word ``cursor``.
+
+    Results go to ``out``: ``out[0]`` pages migrated, ``out[1]`` new cursor, ``out[2]`` 1 when
+    stopped for lack of DASD writes or slots.
+    """
+    nwords = planes.shape[0]
+    moved = 0
+    words = 0
+    blocked = 0
+    w = cursor
+    if w >= nwords or w < 0:
+        w = 0
+    while words < nwords and moved < want:
+        xs = planes[w, XST]
+        while xs != 0 and moved < want:
+            if dasd_writes_avail <= 0 or slots_free <= 0:
+                blocked = 1
+                break
+            m = xs & (~xs + _ONE)
+            xs ^= m
+            planes[w, XST] &= ~m
+            planes[w, DSD] |= m
+            planes[w, SLOT] |= m
+            planes[w, CHG] &= ~m
+            dasd_writes_avail -= 1
+            slots_free -= 1
+            moved += 1
+        if blocked:
+            break
+        if moved >= want and xs != 0:
+            break
+        words += 1
+        w += 1
+        if w >= nwords:
+            w = 0
+    out[0] = moved
+    out[1] = w
+    out[2] = blocked
+
+
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    """LLVM's population count (one POPCNT instruction where the CPU has it)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def popcount64(x: np.uint64) -> int:
+    """Number of set bits in a 64-bit word."""
+    return int(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # numba adds it
+
+
+@njit(cache=True, nogil=True)
+def count_planes(planes: np.ndarray, out: np.ndarray) -> None:
+    """Count the set bits of every plane into ``out`` (length NPLANES)."""
+    for p in range(planes.shape[1]):
+        out[p] = 0
+    for w in range(planes.shape[0]):
+        for p in range(planes.shape[1]):
+            v = planes[w, p]
+            if v != 0:
+                out[p] += popcount64(v)
+
+
+@njit(cache=True, nogil=True)
+def fill_resident(planes: np.ndarray, npages: int, changed: bool) -> None:
+    """Make pages ``[0, npages)`` instantiated and resident (a guest that has touched them all)."""
+    full = npages >> 6
+    for w in range(full):
+        planes[w, CEN] = _ALL
+        if changed:
+            planes[w, CHG] = _ALL
+    rem = npages & 63
+    if rem:
+        mask = (_ONE << np.uint64(rem)) - _ONE
+        planes[full, CEN] |= mask
+        if changed:
+            planes[full, CHG] |= mask
+
+
+@njit(cache=True, nogil=True)
+def check_planes(planes: np.ndarray, npages: int) -> int:
+    """Return the first word that breaks a page-state invariant, or -1 when all hold.
+
+    Invariants: at most one of CEN, XST, DSD per page; DSD implies SLOT; XST excludes SLOT;
+    CHG and REF only on resident pages... (REF/CHG may stay on resident pages only); no bit
+    beyond ``npages``.
+    """
+    nwords = planes.shape[0]
+    for w in range(nwords):
+        c = planes[w, CEN]
+        x = planes[w, XST]
+        d = planes[w, DSD]
+        s = planes[w, SLOT]
+        if (c & x) or (c & d) or (x & d):
+            return w
+        if d & ~s:
+            return w
+        if x & s:
+            return w
+        if (planes[w, CHG] | planes[w, REF]) & ~c:
+            return w
+        base = w * 64
+        if base + 64 > npages:
+            valid = _ALL if npages - base >= 64 else (
+                (_ONE << np.uint64(max(npages - base, 0))) - _ONE)
+            for p in range(planes.shape[1]):
+                if planes[w, p] & ~valid:
+                    return w
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def start_pass(planes: np.ndarray, first: bool, w0: int = 0, w1: int = -1) -> int:
+    """Begin a memory-move pass: the pages to send become SEND, and LGR starts afresh.
+
+    Pass 1 sends every instantiated page; a later pass sends the pages changed (LGR) since the
+    previous pass began. Only words ``[w0, w1)`` are visited (``w1 = -1``: to the end): a later
+    pass needs only the words where changes could have been made, since the previous pass left
+    SEND empty everywhere. Returns the number of pages to send.
+    """
+    total = 0
+    if w1 < 0 or w1 > planes.shape[0]:
+        w1 = planes.shape[0]
+    for w in range(max(w0, 0), w1):
+        if first:
+            v = planes[w, CEN] | planes[w, XST] | planes[w, DSD]
+        else:
+            v = planes[w, LGR]
+        planes[w, SEND] = v
+        planes[w, LGR] = np.uint64(0)
+        if v != 0:
+            total += popcount64(v)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def count_plane(planes: np.ndarray, plane: int) -> int:
+    """Set bits of one plane."""
+    total = 0
+    for w in range(planes.shape[0]):
+        v = planes[w, plane]
+        if v != 0:
+            total += popcount64(v)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def clear_plane(planes: np.ndarray, plane: int) -> None:
+    """Clear one plane."""
+    for w in range(planes.shape[0]):
+        planes[w, plane] = np.uint64(0)
+
+
+@njit(cache=True, nogil=True)
+def send_pages(
+    src: np.ndarray,
+    dst: np.ndarray,
+    cursor: int,
+    max_pages: int,
+    dasd_reads_avail: int,
+    dst_frames_avail: int,
+    out: np.ndarray,
+) -> None:
+    """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from ``cursor``.
+
+    A page in source XSTOR or on source DASD is read in to be sent (a DASD read uses one of
+    ``dasd_reads_avail``). On the destination the page lands in a frame: a new one, or the frame it
+    already has; an older copy the destination had paged out is released. Arriving pages count as
+    changed (no slot holds them) and unreferenced. Results go to ``out`` (see the ``X_`` indices).
+    """
+    nwords = src.shape[0]
+    sent = 0
+    fx = 0
+    fd = 0
+    new_frames = 0
+    dx = 0
+    dd = 0
+    ds = 0
+    stop = SEND_DONE
+    w = cursor
+    if w >= nwords or w < 0:
+        w = 0
+    words = 0
+    while words < nwords:
+        todo = src[w, SEND]
+        # the whole word at once: resident on the source, on the destination in a frame or nowhere
+        if todo != 0 and (todo & ~src[w, CEN]) == 0 \
+                and (todo & (dst[w, XST] | dst[w, DSD] | dst[w, SLOT])) == 0:
+            k = popcount64(todo)
+            fresh = todo & ~dst[w, CEN]
+            nf = popcount64(fresh) if fresh != 0 else 0
+            if sent + k <= max_pages and nf <= dst_frames_avail:
+                dst[w, CEN] |= todo
+                dst[w, CHG] |= todo
+                dst[w, REF] &= ~todo
+                src[w, SEND] = np.uint64(0)
+                dst_frames_avail -= nf
+                new_frames += nf
+                sent += k
+                todo = np.uint64(0)
+        while todo != 0:
+            if sent >= max_pages:
+                stop = SEND_LIMIT
+                break
+            m = todo & (~todo + _ONE)
+            on_dasd = (src[w, DSD] & m) != 0
+            if on_dasd and dasd_reads_avail <= 0:
+                stop = SEND_SRC_DASD
+                break
+            if (dst[w, CEN] & m) == 0:
+                if dst_frames_avail <= 0:
+                    stop = SEND_DST_FRAMES
+                    break
+                dst_frames_avail -= 1
+                new_frames += 1
+                if dst[w, XST] & m:
+                    dst[w, XST] &= ~m
+                    dx += 1
+                elif dst[w, DSD] & m:
+                    dst[w, DSD] &= ~m
+                    dd += 1
+                dst[w, CEN] |= m
+            if dst[w, SLOT] & m:
+                dst[w, SLOT] &= ~m
+                ds += 1
+            dst[w, CHG] |= m
+            dst[w, REF] &= ~m
+            if on_dasd:
+                dasd_reads_avail -= 1
+                fd += 1
+            elif src[w, XST] & m:
+                fx += 1
+            todo ^= m
+            src[w, SEND] &= ~m
+            sent += 1
+        if stop != SEND_DONE:
+            break
+        words += 1
+        w += 1
+        if w >= nwords:
+            w = 0
+    out[X_SENT] = sent
+    out[X_FROM_XSTOR] = fx
+    out[X_FROM_DASD] = fd
+    out[X_DST_NEW_FRAMES] = new_frames
+    out[X_DST_XSTOR_FREED] = dx
+    out[X_DST_DASD_FREED] = dd
+    out[X_DST_SLOTS_FREED] = ds
+    out[X_CURSOR] = w
+    out[X_STOP] = stop
+
+
+@njit(cache=True, nogil=True)
+def xorshift_next(state: np.ndarray) -> np.uint64:
+    """xorshift64*: a cheap generator for bulk random masks (state must not be 0)."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True, nogil=True)
+def random_mask(state: np.ndarray, p256: int) -> np.uint64:
+    """A 64-bit word whose bits are set independently with probability ``p256 / 256``.
+
+    Combines random words from the lowest set bit of ``p256`` upwards: OR for a 1, AND for a 0,
+    so each bit ends up set with probability 0.b7b6...b0 in binary. ``state`` is xorshift's.
+    """
+    if p256 >= 256:
+        return _ALL
+    if p256 <= 0:
+        return np.uint64(0)
+    m = np.uint64(0)
+    k = 0
+    while (p256 >> k) & 1 == 0:
+        k += 1  # below the lowest set bit, AND with an all-zero word changes nothing
+    while k < 8:
+        r = xorshift_next(state)
+        if (p256 >> k) & 1:
+            m = m | r
+        else:
+            m = m & r
+        k += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def touch_range(planes: np.ndarray, lo: int, hi: int, start: int, count: int, write: bool,
+                track_lgr: bool) -> None:
+    """A sequential walk of ``count`` pages of a wholly resident region, from ``start`` with wrap.
+
+    Sets the reference bits (and the change bits when the walk writes) of the pages walked,
+    a word at a time; a walk of the whole region or more marks every page.
+    """
+    n = hi - lo
+    if n <= 0 or count <= 0:
+        return
+    if count >= n:
+        start = lo
+        count = n
+    first = start
+    left = count
+    while left > 0:
+        end = min(first + left, hi)
+        i = first
+        while i < end:
+            w = i >> 6
+            base = w * 64
+            m = _ALL
+            if i > base:
+                m &= ~((_ONE << np.uint64(i - base)) - _ONE)
+            if end < base + 64:
+                m &= (_ONE << np.uint64(end - base)) - _ONE
+            planes[w, REF] |= m
+            if write:
+                planes[w, CHG] |= m
+                if track_lgr:
+                    planes[w, LGR] |= m
+            i = base + 64
+        left -= end - first
+        first = lo
+
+
+@njit(cache=True, nogil=True)
+def region_resident(planes: np.ndarray, lo: int, hi: int) -> bool:
+    """True when every page of ``[lo, hi)`` is resident in central storage."""
+    if hi <= lo:
+        return True
+    for w in range(lo >> 6, (hi + 63) >> 6):
+        base = w * 64
+        need = _ALL
+        if base < lo:
+            need &= ~((_ONE << np.uint64(lo - base)) - _ONE)
+        if base + 64 > hi:
+            need &= (_ONE << np.uint64(hi - base)) - _ONE
+        if planes[w, CEN] & need != need:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def touch_resident(planes: np.ndarray, lo: int, hi: int, refs: float, write_frac: float,
+                   track_lgr: bool, rng: np.ndarray) -> int:
+    """Apply ``refs`` uniform references to a wholly resident region at once; return pages hit.
+
+    Each page is hit with probability ``1 - exp(-refs / pages)`` (the union of all the steps'
+    references), so deferring references and applying them later changes nothing in
+    distribution. Sparse hits are drawn as geometric gaps, dense ones as random 64-bit masks.
+    """
+    n = hi - lo
+    if n <= 0 or refs <= 0.0:
+        return 0
+    p = -np.expm1(-refs / n)
+    hit = 0
+    if p < 0.15:
+        log_q = np.log1p(-p)
+        i = lo + geometric_gap(rng, log_q)
+        while i < hi:
+            w = i >> 6
+            m = _ONE << np.uint64(i & 63)
+            planes[w, REF] |= m
+            if write_frac >= 1.0 or (write_frac > 0.0 and uniform(rng) <= write_frac):
+                planes[w, CHG] |= m
+                if track_lgr:
+                    planes[w, LGR] |= m
+            hit += 1
+            i += 1 + geometric_gap(rng, log_q)
+        return hit
+    p256 = int(p * 256.0 + 0.5)
+    w256 = int(write_frac * 256.0 + 0.5)
+    xs = np.zeros(1, dtype=np.uint64)
+    xs[0] = splitmix_next(rng) | _ONE
+    w0 = lo >> 6
+    w1 = (hi + 63) >> 6
+    for w in range(w0, w1):
+        m = random_mask(xs, p256)
+        base = w * 64
+        if base < lo:
+            m &= ~((_ONE << np.uint64(lo - base)) - _ONE)
+        if base + 64 > hi:
+            m &= (_ONE << np.uint64(hi - base)) - _ONE
+        if m == 0:
+            continue
+        planes[w, REF] |= m
+        c = m & random_mask(xs, w256)
+        planes[w, CHG] |= c
+        if track_lgr:
+            planes[w, LGR] |= c
+        hit += popcount64(m)
+    return hit

@@ -1,0 +1,1 @@
+"""Lessons: objectives, hints and the debrief."""

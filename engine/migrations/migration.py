@@ -1,0 +1,146 @@
+"""The life cycle every migration shares, and the record of the other vendors' migrations.
+
+Live Guest Relocation, PowerVM LPM and VMware Storage vMotion go through the same stages: set
+up, copy passes while the guest runs, quiesce, switch (or cancel). ``MoveRecord`` is what each
+migration's record has in common (where from and to, state, passes, the quiesce), ``MoveEngine``
+what each engine does the same way: keep its migrations, find a guest's, and close one (state,
+result, end time, the open pass, the guest released from its stop). What differs (how a pass
+copies, what the switch hands over) stays in each engine. ``Migration`` is the record of Storage
+vMotion and LPM, whose JSON form has the same shape as a relocation's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from ..world.state import Guest
+
+
+class _Pass(Protocol):
+    end_s: float
+
+
+class MoveRecord:
+    """What every migration's record has: the fields are declared by each record's dataclass."""
+
+    #: the states in which the migration is under way
+    ACTIVE_STATES: ClassVar[tuple[str, ...]] = ("setup", "copying", "quiesced")
+
+    guest: Guest
+    source: str
+    dest: str
+    t_start: float
+    state: str
+    result: str
+    message: str
+    passes: list[Any]
+    t_quiesce: float | None
+    t_end: float | None
+
+    @property
+    def active(self) -> bool:
+        """True until the migration completes, fails or is cancelled."""
+        return self.state in self.ACTIVE_STATES
+
+    @property
+    def quiesce_s(self) -> float:
+        """Downtime: seconds the guest was (or has been) stopped."""
+        if self.t_quiesce is None:
+            return 0.0
+        end = self.t_end if self.t_end is not None else self.t_quiesce
+        return end - self.t_quiesce
+
+
+@dataclass
+class MovePass:
+    """One copy pass of a migration (iteration of DBT, LPM pre-copy pass, consolidation...)."""
+
+    number: int
+    kind: str  # "first", "iteration", "consolidation", "final"
+    units: int = 0
+    start_s: float = 0.0
+    end_s: float = 0.0
+    deferred: int = 0  # units held back for the final pass (heat optimisation)
+
+    @property
+    def seconds(self) -> float:
+        """How long the pass took."""
+        return self.end_s - self.start_s
+
+
+@dataclass(eq=False)
+class Migration(MoveRecord):
+    """A migration from command to completion or failure; ``kind`` is "vmotion" or "lpm"."""
+
+    kind: str
+    guest: Guest
+    source: str
+    dest: str
+    options: str
+    unit: str  # "blocks" or "pages"
+    t_start: float
+    state: str = "setup"  # setup, copying, quiesced, done, failed, cancelled
+    result: str = ""
+    message: str = ""
+    passes: list[MovePass] = field(default_factory=list)
+    t_quiesce: float | None = None
+    t_end: float | None = None
+    units_moved: int = 0
+    setup_left_s: float = 0.0
+    throttle_s: dict[str, float] = field(default_factory=dict)
+    cost: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The migration as the JSON summary carries it (the fields of a relocation)."""
+        end = self.t_end if self.t_end is not None else self.t_start
+        return {
+            "kind": self.kind, "guest": self.guest.userid, "source": self.source,
+            "destination": self.dest, "options": self.options,
+            "result": self.result or self.state, "message": self.message,
+            "passes": len(self.passes), "unit": self.unit,
+            f"{self.unit}_moved": self.units_moved,
+            "quiesce_s": round(self.quiesce_s, 3),
+            "relocation_s": round(end - self.t_start, 3), "start_s": round(self.t_start, 3),
+            "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
+            "cost": {k: round(v, 4) for k, v in sorted(self.cost.items())},
+            "pass_list": [{"pass": p.number, "kind": p.kind, self.unit: p.units,
+                           "deferred": p.deferred, "start_s": round(p.start_s, 3),
+                           "seconds": round(p.seconds, 3)} for p in self.passes],
+        }
+
+
+MoveT = TypeVar("MoveT", bound=MoveRecord)
+
+
+class MoveEngine(Generic[MoveT]):
+    """The migrations one engine has run (``all``, the ``active`` ones, one guest's) and the
+    steps of the life cycle that every engine takes the same way."""
+
+    #: the reason the engine stops a guest for its quiesce (``Guest.stopped_by``)
+    STOP_REASON: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.all: list[MoveT] = []
+        #: the engine's clock within a step: where the migration it advances has got to
+        self._now = 0.0
+
+    def close(self, mv: MoveT, state: str, result: str, message: str) -> None:
+        """End a migration now (``_now``): its state, result and message, its end time, the end
+        of the pass that was open; the guest is no longer stopped by it."""
+        mv.state = state
+        mv.result = result
+        mv.message = message
+        mv.t_end = self._now
+        if mv.passes and not mv.passes[-1].end_s:
+            mv.passes[-1].end_s = self._now
+        mv.guest.stopped_by.discard(self.STOP_REASON)
+
+    @property
+    def active(self) -> list[MoveT]:
+        """Migrations under way, oldest first."""
+        return [m for m in self.all if m.active]
+
+    def of(self, userid: str) -> MoveT | None:
+        """The active migration of a guest, if any."""
+        return next((m for m in self.all if m.active and m.guest.userid == userid), None)

@@ -1,0 +1,617 @@
+"""Live Guest Relocation: VMRELOCATE's storage checks, memory-move passes, quiesce and throttles.
+
+The relocation works on the guest's bit-planes: pass 1 sends every instantiated page, each later
+pass the pages changed (LGR plane) since the previous pass began, while the guest keeps running on
+the source. The destination holds an *incoming* copy of the guest whose pages take frames as they
+arrive. All model parameters are in ``LGRModel``, with how each was derived.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..basics.config import LinkConfig
+from ..basics.units import PAGES_PER_GB, format_size
+from ..kernels import pages as K
+from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
+from ..world.world import World
+from .migration import MoveEngine, MoveRecord
+
+
+@dataclass(frozen=True)
+class LGRModel:
+    """Parameters of the relocation model, each derived from the published z/VM 6.2 measurements.
+
+    Reference: two members on one z10, ISFC link 1x2 + 2x4 + 1x8 Gb CHPIDs with 4 CTCs each
+    (capacity 18); a 100 GB Linux guest. Idle: quiesce 8.71 s, relocation 22.46 s, 4 passes,
+    1,297,347 pages. Random changer on 25 %: quiesce 18.16 s, relocation 142.56 s, 8 passes,
+    41,942,816 pages, nearly 25 GB per pass in passes 2 to 6.
+    """
+
+    #: DAT-table scan per pass, CPU seconds per GB of *defined* storage. The idle guest's two
+    #: quiesce passes move almost nothing yet take 8.71 s for 100 GB, 0.0435 s per GB and pass;
+    #: of that, the scan's status records (below) take 0.0039 s over capacity 18.
+    dat_scan_s_per_gb: float = 0.0396
+    #: Bytes of status the scan sends over the link per page of defined storage (the page's
+    #: change and key state). Makes the quiesce of an idle guest grow as the link gets slower.
+    scan_bytes_per_page: float = 32.0
+    #: Share of a CHPID's bandwidth used with 1, 2, 3, 4, 5 or more CTC devices. Four or five
+    #: keep a CHPID busy; fewer leave it idle between messages. Four CTCs give 95 %: a quiesce
+    #: pass of the busy guest then sends at 522,000 pages/s over capacity 18.
+    ctc_efficiency: tuple[float, ...] = (0.40, 0.65, 0.85, 0.95, 1.0)
+    #: CPU time to copy one page into a staging frame, seconds (at cpu_speed 1). A running guest
+    #: may change a page while it is sent, so live passes stage each page; quiesced passes send in
+    #: place. Derived from the busy relocation: 142.56 s for 8 passes leaves 375,000 pages/s for
+    #: the live passes against 522,000 for the link: 1/375e3 - 1/522e3 = 0.75 us.
+    stage_s_per_page: float = 0.75e-6
+    #: Fixed work before pass 1 (checks, creating the virtual machine on the destination) and
+    #: after the final pass: the idle relocation's 22.46 s less four scans and pass 1's transfer.
+    setup_s: float = 1.6
+    #: CPU CP spends per page to build and send its message, and to receive and place it.
+    send_cpu_s_per_page: float = 0.3e-6
+    receive_cpu_s_per_page: float = 0.3e-6
+    #: Frames the source needs free to stage outbound pages; below this the source throttles.
+    stage_frames: int = 4096
+    #: Quiesce at once when the changed set could be sent in this much time at the link's rate.
+    quiesce_threshold_s: float = 0.25
+    #: A pass makes progress when its changed set is this much smaller than the smallest before.
+    progress_fraction: float = 0.05
+    #: Passes without progress after which CP quiesces: 2 + 4 -> penultimate 7, final 8.
+    no_progress_passes: int = 4
+    #: Most passes of a relocation.
+    max_passes: int = 18
+    #: CP structures for a guest, pages per page of guest storage (page and segment tables).
+    cp_struct_per_page: float = 1.0 / 256
+    #: Destination paging volumes count as busy (throttle) above this utilisation.
+    paging_busy: float = 0.9
+
+
+MODEL = LGRModel()
+
+THROTTLE_REASONS = {
+    ("source", "stage_frames"): "too few free frames on the source to stage outbound pages",
+    ("source", "paging_queue"): "too many paging requests queued on the source's paging volumes",
+    ("source", "link_queue"): "too many outbound messages queued on the ISFC link",
+    ("source", "dest_backlog"): "the destination asked the source to pause (backlog)",
+    ("destination", "frames"): "too few free frames on the destination for inbound pages",
+    ("destination", "paging_queue"): "the destination's paging volumes are saturated",
+    ("destination", "steal"): "the destination's frame replenishment is taking the relocating "
+                              "guest's pages",
+    ("destination", "socket"): "too many inbound messages on the memory-move socket",
+    ("link", "ordering"): "messages arrived out of order and wait to be presented in order",
+}
+
+
+def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
+    """Pages per second the ISFC link carries, its CHPIDs' speeds times their CTC efficiency."""
+    eff = model.ctc_efficiency
+    gbps = sum(c.gbps * eff[min(c.ctcs, len(eff)) - 1] for c in link.chpids)
+    return gbps * 1e9 / 8 / 4096
+
+
+def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MODEL) -> float:
+    """Seconds one pass spends scanning the guest's DAT tables and sending their status."""
+    link_bytes_s = link_pages_per_s(link, model) * 4096 / sharers
+    return npages / PAGES_PER_GB * model.dat_scan_s_per_gb + \
+        npages * model.scan_bytes_per_page / link_bytes_s
+
+
+def ordering_fraction(link: LinkConfig) -> float:
+    """Share of time messages wait for order: CHPIDs of unequal speed deliver out of order."""
+    speeds = [c.gbps for c in link.chpids]
+    if len(speeds) < 2:
+        return 0.0
+    mean = sum(speeds) / len(speeds)
+    spread = math.sqrt(sum((s - mean) ** 2 for s in speeds) / len(speeds)) / mean
+    return min(0.05, 0.02 * spread)
+
+
+@dataclass
+class RelocationOptions:
+    """VMRELOCATE options."""
+
+    test: bool = False
+    sync: bool = True
+    immediate: bool = False
+    maxquiesce_s: float | None = 10.0  # None: NOLIMIT
+    maxtotal_s: float | None = None
+    force_storage: bool = False
+
+    def describe(self) -> str:
+        """The options as they would be typed."""
+        parts = ["SYNC" if self.sync else "ASYNC"]
+        if self.immediate:
+            parts.append("IMMEDIATE")
+        parts.append("MAXQUIESCE " + ("NOLIMIT" if self.maxquiesce_s is None
+                                      else f"{self.maxquiesce_s:g}"))
+        parts.append("MAXTOTAL " + ("NOLIMIT" if self.maxtotal_s is None
+                                    else f"{self.maxtotal_s:g}"))
+        if self.force_storage:
+            parts.append("FORCE STORAGE")
+        return " ".join(parts)
+
+
+@dataclass
+class PassRecord:
+    """One memory-move pass."""
+
+    number: int
+    kind: str  # "first", "intermediate", "penultimate", "final"
+    pages: int
+    start_s: float
+    end_s: float = 0.0
+    throttle_s: float = 0.0
+
+    @property
+    def seconds(self) -> float:
+        """How long the pass took."""
+        return self.end_s - self.start_s
+
+
+def storage_check(guest: Guest, dest: Member, force: bool) -> str | None:
+    """The mandatory and optional storage checks; a message when one fails, else None."""
+    cfg = guest.cfg
+    cur = cfg.storage_pages + cfg.vdisk_total_pages
+    cur += math.ceil(cur * MODEL.cp_struct_per_page)
+    mx = cfg.max_pages + cfg.vdisk_total_pages
+    mx += math.ceil(mx * MODEL.cp_struct_per_page)
+    avail = dest.free_frames + dest.xstor_free + dest.slots_free
+    aux = dest.slots_free
+    cap = (f"central {format_size(max(dest.free_frames, 0))}, XSTOR "
+           f"{format_size(max(dest.xstor_free, 0))}, paging {format_size(max(aux, 0))}")
+    if cur > avail:
+        return (f"its current storage ({format_size(cur)}, with VDISKs and CP structures) exceeds "
+                f"the storage available on {dest.name} ({format_size(avail)}: {cap})")
+    if force:
+        return None
+    if cur > aux:
+        return (f"its current storage ({format_size(cur)}) exceeds the available paging space of "
+                f"{dest.name} ({format_size(aux)}); FORCE STORAGE bypasses this check")
+    if mx > avail:
+        return (f"its maximum storage ({format_size(mx)}, with standby and reserved) exceeds the "
+                f"storage available on {dest.name} ({format_size(avail)}: {cap}); FORCE STORAGE "
+                f"bypasses this check")
+    if mx > aux:
+        return (f"its maximum storage ({format_size(mx)}) exceeds the available paging space of "
+                f"{dest.name} ({format_size(aux)}); FORCE STORAGE bypasses this check")
+    return None
+
+
+@dataclass(eq=False)
+class Relocation(MoveRecord):
+    """One VMRELOCATE MOVE of a guest, from command to completion or cancellation."""
+
+    ACTIVE_STATES = ("moving", "quiesced")
+
+    guest: Guest
+    source: str
+    dest: str
+    options: RelocationOptions
+    link: LinkConfig
+    issuer: str
+    t_start: float
+    state: str = "moving"  # moving, quiesced, done, cancelled
+    result: str = ""
+    message: str = ""
+    passes: list[PassRecord] = field(default_factory=list)
+    throttle_s: dict[str, float] = field(default_factory=dict)
+    active_throttles: dict[str, float] = field(default_factory=dict)
+    t_quiesce: float | None = None
+    t_end: float | None = None
+    incoming: Guest | None = None
+    send_left: int = 0
+    scan_left_s: float = 0.0
+    setup_left_s: float = 0.0
+    cursor: int = 0
+    dirty_best: float = math.inf
+    no_progress: int = 0
+    pages_moved: int = 0
+    cpu_s: float = 0.0
+    ordering_lost_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The relocation as the JSON summary carries it."""
+        end = self.t_end if self.t_end is not None else self.t_start
+        return {
+            "guest": self.guest.userid, "source": self.source, "destination": self.dest,
+            "options": self.options.describe(), "result": self.result or self.state,
+            "message": self.message, "passes": len(self.passes),
+            "pages_moved": self.pages_moved, "quiesce_s": round(self.quiesce_s, 3),
+            "cpu_s": round(self.cpu_s, 3),
+            "relocation_s": round(end - self.t_start, 3), "start_s": round(self.t_start, 3),
+            "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
+            "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
+                           "start_s": round(p.start_s, 3),
+                           "seconds": round(p.seconds, 3), "throttle_s": round(p.throttle_s, 3)}
+                          for p in self.passes],
+        }
+
+
+class RelocationEngine(MoveEngine[Relocation]):
+    """Runs the active relocations of a simulation, a step at a time."""
+
+    STOP_REASON = "relocation"
+
+    def __init__(self, sim: World) -> None:
+        super().__init__()
+        self.sim = sim
+        self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
+        self.sharers: dict[Relocation, int] = {}
+        #: CPU seconds relocation work took on each member in the current step (system work:
+        #: it is served before the guests)
+        self.cpu_s: dict[str, float] = {}
+
+    def find_link(self, a: str, b: str) -> LinkConfig | None:
+        """The ISFC link between two members, if the scenario has one."""
+        for link in self.sim.scenario.links:
+            if set(link.members) == {a, b}:
+                return link
+        return None
+
+    # -- start --------------------------------------------------------------------------------
+    def start(self, guest: Guest, dest: str, options: RelocationOptions, issuer: str,
+              link: LinkConfig) -> Relocation:
+        """Begin moving ``guest`` (checks already passed)."""
+        assert guest.member is not None and guest.planes is not None
+        sim = self.sim
+        r = Relocation(guest, guest.member, dest, options, link, issuer, sim.t)
+        shadow = Guest(guest.cfg, sim.seed)
+        shadow.member = dest
+        # np.zeros maps pages lazily (zeros_like would write all of them now)
+        shadow.planes = np.zeros(guest.planes.shape, dtype=guest.planes.dtype)
+        shadow.state = "incoming"
+        shadow.userid = guest.userid
+        r.incoming = shadow
+        guest.flush_pending()  # references made before the relocation are not its business
+        guest.relocating = True
+        r.setup_left_s = MODEL.setup_s
+        self.all.append(r)
+        sim.emit("RELOCATION_START", r.source, guest.userid,
+                 f"Relocation of {guest.userid} from {r.source} to {dest} started "
+                 f"({options.describe()})", {"destination": dest})
+        return r
+
+    def _begin_pass(self, r: Relocation, kind: str, to_send: int | None = None) -> None:
+        """Start the next pass; ``to_send`` when its SEND plane is already set up."""
+        g = r.guest
+        assert g.planes is not None
+        n = len(r.passes) + 1
+        if to_send is None:
+            self.sim.run_guest_until(g, self._now)  # changes before pass 1 are not dirty
+            g.flush_pending()
+            to_send = K.start_pass(g.planes, n == 1)
+            g.lgr_words = None
+        r.send_left = to_send
+        r.cursor = 0
+        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1))
+        r.passes.append(PassRecord(n, kind, 0, self._now))
+
+    # -- the step ------------------------------------------------------------------------------
+    def advance(self, dt: float) -> None:
+        """Do ``dt`` seconds of relocation work (called before the guests run)."""
+        self.cpu_s = {}
+        act = self.active
+        if not act:
+            return
+        sharing: dict[tuple[str, ...], int] = {}
+        for r in act:
+            key = tuple(sorted(r.link.members))
+            sharing[key] = sharing.get(key, 0) + 1
+        self.sharers = {r: sharing[tuple(sorted(r.link.members))] for r in act}
+        for r in act:
+            self._advance_one(r, dt, self.sharers[r])
+
+    def _advance_one(self, r: Relocation, dt: float, sharers: int) -> None:
+        sim = self.sim
+        src = sim.members[r.source]
+        dst = sim.members[r.dest]
+        g = r.guest
+        shadow = r.incoming
+        assert shadow is not None and g.planes is not None and shadow.planes is not None
+        t = sim.t
+        left = dt
+        self._now = t
+        base_rate = link_pages_per_s(r.link)
+        rate = base_rate / sharers
+        self._throttle(r, "source", "link_queue", sharers > 1)
+        order = ordering_fraction(r.link)
+        io_left = sim.io_left
+        while left > 1e-12 and r.active:
+            self._now = t + (dt - left)
+            if r.setup_left_s > 0:
+                use = min(r.setup_left_s, left)
+                r.setup_left_s -= use
+                left -= use
+                if r.setup_left_s <= 1e-12 and not r.passes:
+                    self._now = t + (dt - left)
+                    self._begin_pass(r, "first")
+                continue
+            if not r.passes:
+                self._begin_pass(r, "first")
+            cur = r.passes[-1]
+            if cur.kind == "done":
+                break
+            if r.scan_left_s > 0:
+                use = min(r.scan_left_s, left)
+                r.scan_left_s -= use
+                left -= use
+                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use
+                r.cpu_s += use
+                continue
+            if r.send_left > 0:
+                live = r.state == "moving"
+                per_page = 1.0 / rate + (MODEL.stage_s_per_page / src.cfg.cpu_speed if live else 0)
+                per_page /= max(1e-9, 1.0 - order)
+                budget_pages = max(1, int(left / per_page))
+                # existing work gets storage first: inbound pages take only frames above the
+                # destination's low mark, which its demand scan refills at the end of each step
+                frames = max(0, dst.free_frames - dst.free_low)
+                throttled_src_frames = live and src.free_frames < MODEL.stage_frames
+                self._throttle(r, "source", "stage_frames", throttled_src_frames)
+                if throttled_src_frames:
+                    budget_pages = max(1, budget_pages // 8)
+                if order > 0 and "link:ordering" not in r.active_throttles:
+                    self._throttle(r, "link", "ordering", True)
+                out = self._out
+                K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
+                             int(io_left[src.name][0]), frames, out)
+                sent = int(out[K.X_SENT])
+                r.cursor = int(out[K.X_CURSOR])
+                r.send_left -= sent
+                cur.pages += sent
+                r.pages_moved += sent
+                new = int(out[K.X_DST_NEW_FRAMES])
+                shadow.n_cen += new
+                shadow.n_xst -= int(out[K.X_DST_XSTOR_FREED])
+                shadow.n_dsd -= int(out[K.X_DST_DASD_FREED])
+                shadow.n_slot -= int(out[K.X_DST_SLOTS_FREED])
+                dst.resident += new
+                dst.xstor_used -= int(out[K.X_DST_XSTOR_FREED])
+                dst.slots_used -= int(out[K.X_DST_SLOTS_FREED])
+                io_left[src.name][0] -= int(out[K.X_FROM_DASD])
+                src.counters.dasd_in += int(out[K.X_FROM_DASD])
+                used = min(left, sent * per_page)
+                left -= used
+                cpu_src = sent * (MODEL.send_cpu_s_per_page
+                                  + (MODEL.stage_s_per_page if live else 0.0)) / src.cfg.cpu_speed
+                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu_src
+                self.cpu_s[dst.name] = self.cpu_s.get(dst.name, 0.0) + \
+                    sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                r.cpu_s += cpu_src + sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                # time lost to a shared link and to reordering, for the pass record
+                cur.throttle_s += used * ((1.0 - 1.0 / sharers) + order)
+                r.ordering_lost_s += used * order
+                stop = int(out[K.X_STOP])
+                dst_frames_short = stop == K.SEND_DST_FRAMES
+                src_paging = stop == K.SEND_SRC_DASD
+                self._throttle(r, "destination", "frames", dst_frames_short)
+                self._throttle(r, "source", "dest_backlog", dst_frames_short)
+                self._throttle(r, "destination", "paging_queue",
+                               dst_frames_short and dst.io_util >= MODEL.paging_busy)
+                self._throttle(r, "source", "paging_queue", src_paging)
+                self._throttle(r, "destination", "steal", sim.stolen_from_incoming > 0)
+                sim.stolen_from_incoming = 0
+                if dst_frames_short or src_paging:
+                    # wait for the rest of the step: frames or paging I/O come back next step
+                    cur.throttle_s += left
+                    left = 0.0
+                    break
+                if r.send_left > 0:
+                    continue
+            # pass complete
+            cur.end_s = self._now = t + (dt - left)
+            start = r.active_throttles.get("link:ordering")
+            if start is not None:
+                # reordering slows sending a little all along: report the time it cost
+                self._close_throttle(r, "link:ordering", start, r.ordering_lost_s)
+                r.ordering_lost_s = 0.0
+            self._end_pass(r)
+        self._now = t + dt
+        if r.active:
+            self._check_limits(r)
+
+    def _throttle(self, r: Relocation, side: str, reason: str, on: bool) -> None:
+        key = f"{side}:{reason}"
+        start = r.active_throttles.get(key)
+        if on and start is None:
+            r.active_throttles[key] = self._now
+            self.sim.emit("THROTTLE_START", r.source if side == "source" else r.dest,
+                          r.guest.userid, f"{r.guest.userid}: {side} throttle: "
+                          f"{THROTTLE_REASONS[(side, reason)]}",
+                          {"side": side, "reason": reason})
+        elif not on and start is not None:
+            self._close_throttle(r, key, start)
+
+    def _close_throttle(self, r: Relocation, key: str, start: float,
+                        seconds: float | None = None) -> None:
+        del r.active_throttles[key]
+        dur = max(0.0, self._now - start) if seconds is None else seconds
+        r.throttle_s[key] = r.throttle_s.get(key, 0.0) + dur
+        side, reason = key.split(":")
+        self.sim.emit("THROTTLE_END", r.source if side == "source" else r.dest, r.guest.userid,
+                      f"{r.guest.userid}: {side} throttle ended after {dur:.1f} s ({reason})",
+                      {"side": side, "reason": reason, "seconds": round(dur, 6),
+                       "start_s": round(start, 6)})
+
+    def _end_pass(self, r: Relocation) -> None:
+        sim = self.sim
+        g = r.guest
+        cur = r.passes[-1]
+        sim.run_guest_until(g, self._now)  # its changes up to now belong to this pass
+        sim.emit("PASS_END", r.source, g.userid,
+                 f"{g.userid}: pass {cur.number} ({cur.kind}) moved {cur.pages} pages in "
+                 f"{cur.seconds:.2f} s", {"pass": cur.number, "pages": cur.pages,
+                                          "seconds": round(cur.seconds, 6), "kind": cur.kind})
+        if cur.kind == "final":
+            self._complete(r)
+            return
+        assert g.planes is not None
+        g.flush_pending()
+        # the pages changed during this pass are the next pass's to send
+        span = g.lgr_words or (0, 0)
+        dirty = K.start_pass(g.planes, False, span[0], span[1])
+        g.lgr_words = None
+        if cur.kind == "penultimate":
+            self._begin_pass(r, "final", dirty)
+            return
+        problem = storage_check(g, sim.members[r.dest], r.options.force_storage) \
+            if cur.kind != "first" else None
+        if problem:
+            self.abort(r, f"{g.userid} is not relocated to {r.dest} because {problem}",
+                        "storage check failed")
+            return
+        if self._quiesce_now(r, cur.number, dirty):
+            mq = r.options.maxquiesce_s
+            if mq is not None and self._expected_quiesce_s(r, dirty) > mq \
+                    and not r.options.immediate:
+                if cur.number >= 2 and (r.no_progress >= MODEL.no_progress_passes
+                                        or len(r.passes) >= MODEL.max_passes - 2):
+                    self.abort(r, f"{g.userid} is not relocated to {r.dest} because its quiesce "
+                                f"time would exceed MAXQUIESCE {mq:g} s (expected "
+                                f"{self._expected_quiesce_s(r, dirty):.1f} s)",
+                                "MAXQUIESCE exceeded")
+                    return
+            r.state = "quiesced"
+            r.t_quiesce = self._now
+            g.stopped_by.add(self.STOP_REASON)
+            sim.emit("QUIESCE_START", r.source, g.userid,
+                     f"{g.userid} stopped for the last two passes ({dirty} changed pages)")
+            self._begin_pass(r, "penultimate", dirty)
+        else:
+            self._begin_pass(r, "intermediate", dirty)
+
+    def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
+        share = self.sharers.get(r, 1)
+        return 2 * scan_s(r.guest.npages, r.link, share) + dirty * share / link_pages_per_s(r.link)
+
+    def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
+        """CP's decision after pass ``n``: stop the guest for the last two passes?"""
+        if r.options.immediate:
+            return True
+        if n < 2:
+            return False
+        if dirty <= MODEL.quiesce_threshold_s * link_pages_per_s(r.link):
+            return True
+        mq = r.options.maxquiesce_s
+        if n == 2 and mq is not None and self._expected_quiesce_s(r, dirty) <= mq:
+            return True
+        if dirty < r.dirty_best * (1.0 - MODEL.progress_fraction):
+            r.no_progress = 0
+        else:
+            r.no_progress += 1
+        r.dirty_best = min(r.dirty_best, dirty)
+        if r.no_progress >= MODEL.no_progress_passes:
+            return True
+        return n >= MODEL.max_passes - 2
+
+    def _check_limits(self, r: Relocation) -> None:
+        now = self.sim.t + self.sim.step_s
+        mq = r.options.maxquiesce_s
+        if r.state == "quiesced" and mq is not None and r.t_quiesce is not None \
+                and now - r.t_quiesce > mq:
+            self._now = r.t_quiesce + mq
+            self.abort(r, f"{r.guest.userid} is not relocated to {r.dest} because the quiesce "
+                        f"time exceeded MAXQUIESCE {mq:g} s", "MAXQUIESCE exceeded")
+            return
+        mt = r.options.maxtotal_s
+        if mt is not None and now - r.t_start > mt:
+            self._now = r.t_start + mt
+            self.abort(r, f"{r.guest.userid} is not relocated to {r.dest} because the "
+                        f"relocation time exceeded MAXTOTAL {mt:g} s", "MAXTOTAL exceeded")
+
+    # -- end -----------------------------------------------------------------------------------
+    def _finish(self, r: Relocation, state: str, result: str, message: str) -> None:
+        for key, start in list(r.active_throttles.items()):
+            self._close_throttle(r, key, start)
+        self.close(r, state, result, message)
+        g = r.guest
+        g.relocating = False
+        if state == "cancelled" and g.planes is not None:
+            K.clear_plane(g.planes, K.LGR)
+            K.clear_plane(g.planes, K.SEND)
+
+    def cancel(self, r: Relocation, by: str) -> None:
+        """An operator's VMRELOCATE CANCEL, now."""
+        self._now = self.sim.t
+        self.abort(r, f"Relocation of {r.guest.userid} to {r.dest} is cancelled by {by}",
+                   "cancelled")
+
+    def abort(self, r: Relocation, message: str, result: str = "cancelled") -> None:
+        """Stop a relocation: the guest keeps running on the source, the destination lets go."""
+        sim = self.sim
+        shadow = r.incoming
+        assert shadow is not None
+        dst = sim.members[r.dest]
+        dst.resident -= shadow.n_cen
+        dst.xstor_used -= shadow.n_xst
+        dst.slots_used -= shadow.n_slot
+        r.incoming = None
+        self._finish(r, "cancelled", result, message)
+        sim.emit("RELOCATION_CANCELLED", r.source, r.guest.userid, message,
+                 {"result": result})
+
+    def _complete(self, r: Relocation) -> None:
+        sim = self.sim
+        g = r.guest
+        shadow = r.incoming
+        assert shadow is not None
+        src = sim.members[r.source]
+        src.resident -= g.n_cen
+        src.xstor_used -= g.n_xst
+        src.slots_used -= g.n_slot
+        g.flush_pending()
+        g.planes = shadow.planes
+        g.new_planes()
+        g.n_cen, g.n_xst = shadow.n_cen, shadow.n_xst
+        g.n_dsd, g.n_slot = shadow.n_dsd, shadow.n_slot
+        g.member = r.dest
+        g.migrate_cursor = 0
+        g.reset_steal_hands()
+        g.ran_s = max(g.ran_s, self._now - sim.t)  # it was stopped until now
+        r.incoming = None
+        warn = []
+        if g.set_reserved:
+            warn.append(f"SET RESERVED ({g.set_reserved} pages) was not carried to {r.dest}")
+            g.set_reserved = 0
+        warn.append(f"SHARE {'ABSOLUTE' if g.share_absolute else 'RELATIVE'} {g.share:g} moved "
+                    f"with the guest; review it for {r.dest}")
+        self._finish(r, "done", "relocated",
+                     f"User {g.userid} has been relocated from {r.source} to {r.dest}")
+        sim.emit("RELOCATION_DONE", r.dest, g.userid, r.message,
+                 {"quiesce_s": round(r.quiesce_s, 6), "passes": len(r.passes)})
+        for w in warn:
+            sim.emit("RELOCATION_WARNING", r.dest, g.userid, f"{g.userid}: {w}")
+
+    def snapshot(self, r: Relocation) -> RelocationSnapshot:
+        """An immutable picture of one relocation now."""
+        now = self.sim.t
+        passes = tuple(PassSnapshot(p.number, p.kind, p.pages, round(p.start_s, 6),
+                                    round(p.end_s, 6), round(p.throttle_s, 6))
+                       for p in r.passes)
+        if r.t_quiesce is None:
+            q = 0.0
+        else:
+            q = (r.t_end if r.t_end is not None else now) - r.t_quiesce
+        rate = self.link_rate(r)
+        return RelocationSnapshot(
+            r.guest.userid, r.source, r.dest, r.options.describe(), r.state, r.result,
+            r.message, round(r.t_start, 6), None if r.t_end is None else round(r.t_end, 6),
+            passes, r.send_left if r.active else 0, r.pages_moved, rate,
+            r.t_quiesce, round(max(q, 0.0), 6),
+            tuple(sorted(r.active_throttles.items())),
+            tuple(sorted((k, round(v, 6)) for k, v in r.throttle_s.items())),
+            r.options.maxquiesce_s)
+
+    def link_rate(self, r: Relocation) -> float:
+        """Pages per second the link can carry for ``r`` now (its share; 0 once ended)."""
+        rate = link_pages_per_s(r.link) / max(1, self.sharers.get(r, 1)) if r.active else 0.0
+        return round(rate, 3)
+
+    def incoming_on(self, member: str) -> list[Guest]:
+        """Guests arriving on ``member``: their pages already take its frames."""
+        return [r.incoming for r in self.all if r.active and r.incoming is not None
+                and r.dest == member]

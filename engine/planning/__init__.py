@@ -1,0 +1,1 @@
+"""The planner's tools: sweeps, benchmarks and validation against published measurements."""

@@ -1,0 +1,245 @@
+"""Benchmarks behind ``ssisim bench``: each measures one figure and compares it to its target.
+
+Wall-clock time is read here, and only here, to measure the engine; it never enters a simulation.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..basics.config import (
+    ChpidConfig,
+    GuestConfig,
+    LinkConfig,
+    MemberConfig,
+    ScenarioConfig,
+    VolumeConfig,
+    WorkloadSpec,
+)
+from ..basics.units import PAGES_PER_GB
+from ..core.sim import Simulation
+from ..kernels import moves as M
+from ..kernels import pages as K
+from ..scenarios.bundled import bundled_dir
+from ..scenarios.scenario import load_scenario
+
+TB = 1024 * PAGES_PER_GB
+
+
+def two_tb_randchange_scenario(fraction: float = 0.25, members: int = 1,
+                               step_s: float = 1.0) -> ScenarioConfig:
+    """Members of 2.5 TB central storage; a 2 TB guest on the first runs a random changer.
+
+    With two members they are joined by the reference ISFC link (capacity 18).
+    """
+    ms = [MemberConfig(name=f"BIG{i + 1}", cpus=8, central_pages=int(2.5 * TB), xstor_pages=0,
+                       volumes=(VolumeConfig("NVM001", slots=4 * TB, service_ms=0.05,
+                                             queue_depth=32),))
+          for i in range(members)]
+    guest = GuestConfig(userid="LNX2TB", member="BIG1", storage_pages=2 * TB, vcpus=4,
+                        workload=WorkloadSpec("randchange", {"fraction": fraction}))
+    links = []
+    if members > 1:
+        links.append(LinkConfig(("BIG1", "BIG2"), (ChpidConfig(2, 4), ChpidConfig(4, 4),
+                                                   ChpidConfig(4, 4), ChpidConfig(8, 4))))
+    return ScenarioConfig(name="2 TB random changer", members=ms, guests=[guest], links=links,
+                          seed=7, duration_s=10, step_s=step_s, sample_s=10.0)
+
+
+def fully_instantiate(sim: Simulation, userid: str) -> None:
+    """Make every page of a guest instantiated and resident, as after a long run."""
+    g = sim.guests[userid]
+    assert g.planes is not None and g.member is not None
+    K.fill_resident(g.planes, g.npages, True)
+    m = sim.members[g.member]
+    m.resident += g.npages - g.n_cen
+    g.n_cen = g.npages
+
+
+def bench_page_state_bytes() -> dict[str, Any]:
+    """Bytes of page state per guest page for a 2 TB guest (target: at most 1)."""
+    sim = Simulation(two_tb_randchange_scenario())
+    g = sim.guests["LNX2TB"]
+    assert g.planes is not None
+    per_page = g.planes.nbytes / g.npages
+    return {"name": "page_state_bytes", "value": per_page, "unit": "bytes/page",
+            "target": 1.0, "ok": per_page <= 1.0,
+            "detail": f"2 TB guest: {g.planes.nbytes / 2**20:.0f} MiB of bit-planes for "
+                      f"{g.npages} pages"}
+
+
+def bench_randchange_2tb(seconds: int = 5) -> dict[str, Any]:
+    """Wall seconds per simulated second: fully instantiated 2 TB guest, random changer on 25 %."""
+    sim = Simulation(two_tb_randchange_scenario())
+    fully_instantiate(sim, "LNX2TB")
+    t0 = time.perf_counter()
+    sim.step()  # compiles the kernels on a cold cache
+    first = time.perf_counter() - t0
+    walls = []
+    g = sim.guests["LNX2TB"]
+    for _ in range(seconds):
+        t0 = time.perf_counter()
+        sim.step()
+        g.flush_pending()  # every reference of the second applied to the bit-planes
+        walls.append(time.perf_counter() - t0)
+    med = statistics.median(walls)
+    return {"name": "randchange_2tb_step", "value": med, "unit": "s wall per simulated s",
+            "target": 0.1, "ok": med <= 0.1,
+            "detail": f"median of {seconds} steps, references applied every step (max "
+                      f"{max(walls):.3f}); first step {first:.2f} s; {g.units_step:.0f} pages "
+                      f"changed per simulated s"}
+
+
+def bench_relocate_2tb(repeats: int = 3) -> dict[str, Any]:
+    """Wall seconds to simulate a whole relocation of a fully instantiated 2 TB random changer.
+
+    Median of ``repeats`` relocations, each of a freshly set-up guest: the time includes the
+    operating system mapping the destination's 512 MiB of page state, which varies from run
+    to run.
+    """
+    walls = []
+    r: dict[str, Any] = {}
+    for _ in range(repeats):
+        # A relocation of this size runs for over an hour of simulated time: 5 s steps are
+        # ample (the relocation keeps its own fractional clock; passes last minutes).
+        sim = Simulation(two_tb_randchange_scenario(members=2, step_s=5.0))
+        fully_instantiate(sim, "LNX2TB")
+        sim.run_until(10)  # the changer's first steps
+        t0 = time.perf_counter()
+        sim.execute("VMRELOCATE MOVE USER LNX2TB TO BIG2 MAXQUIESCE NOLIMIT")
+        while sim.reloc.active:
+            sim.step()
+        walls.append(time.perf_counter() - t0)
+        r = sim.reloc.all[0].to_dict() if sim.reloc.all else {}
+        del sim
+        gc.collect()  # the simulation holds cycles: free its planes before the next run
+    wall = statistics.median(walls)
+    ok = wall <= 2.0 and r.get("result") == "relocated"
+    return {"name": "relocate_2tb", "value": wall, "unit": "s wall per relocation",
+            "target": 2.0, "ok": ok,
+            "detail": f"median of {repeats} (runs: {', '.join(f'{w:.2f}' for w in walls)}); "
+                      f"{r.get('result')}: {r.get('passes')} passes, "
+                      f"{r.get('pages_moved', 0):,} pages, {r.get('relocation_s', 0):.0f} "
+                      f"simulated s, quiesce {r.get('quiesce_s', 0):.1f} s"}
+
+
+def demo_path() -> Path:
+    """The bundled demo scenario."""
+    return bundled_dir() / "demo.toml"
+
+
+def bench_demo_8h(hours: float = 8.0) -> dict[str, Any]:
+    """Wall seconds to simulate the demo cluster for eight hours headless."""
+    sc = load_scenario(demo_path())
+    warm = Simulation(sc)
+    warm.run_until(30)  # compile outside the measurement
+    sim = Simulation(sc)
+    t0 = time.perf_counter()
+    sim.run_until(hours * 3600)
+    wall = time.perf_counter() - t0
+    return {"name": "demo_8h", "value": wall, "unit": "s wall",
+            "target": 60.0, "ok": wall <= 60.0,
+            "detail": f"{hours:g} simulated hours, {sim.steps} steps of {sim.step_s:g} s, "
+                      f"{len(sim.guests)} guests on {len(sim.members)} members"}
+
+
+def bench_2tb_overcommit() -> dict[str, Any]:
+    """Wall seconds for 10 simulated minutes of the 2 TB sequential touchers at 1.5 TB central."""
+    path = bundled_dir() / "large" / "guest-2tb-1500g.toml"
+    sim = Simulation(load_scenario(path))
+    t0 = time.perf_counter()
+    sim.run_until(600)
+    wall = time.perf_counter() - t0
+    g = sim.guests["LNX2TB"]
+    m = sim.members["Z16LPAR"]
+    return {"name": "overcommit_2tb_10min", "value": wall, "unit": "s wall",
+            "target": 30.0, "ok": wall <= 30.0,
+            "detail": f"I/R {g.instantiated / m.cfg.central_pages:.2f}: "
+                      f"{g.instantiated / PAGES_PER_GB:.0f} GB instantiated, "
+                      f"{m.counters.dasd_in:,} page-ins and {m.counters.dasd_out:,} page-outs "
+                      f"from and to DASD in 600 simulated s"}
+
+
+def bench_lpm_64tb() -> dict[str, Any]:
+    """Wall seconds and peak memory to simulate a whole LPM of an idle 64 TB partition at page
+    level (16 Gi pages, one bit per page per move bitmap), newer firmware, 8 threads per MSP."""
+    import resource
+
+    from .validate import lpm_64tb_scenario
+
+    M.warmup()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    sim = Simulation(lpm_64tb_scenario("newer"))
+    sim.run_until(10)
+    sim.execute("LPM LPAR64T TO E980B")
+    while sim.lpm.active:
+        sim.step()
+    wall = time.perf_counter() - t0
+    r = sim.lpm.all[0].to_dict()
+    del sim
+    gc.collect()
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    ok = wall <= 60.0 and peak_gib <= 24.0 and r.get("result") == "migrated"
+    return {"name": "lpm_64tb", "value": wall, "unit": "s wall per migration",
+            "target": 60.0, "ok": ok,
+            "detail": f"{r.get('result')}: {r.get('pages_moved', 0):,} pages in "
+                      f"{r.get('passes')} passes, {r.get('relocation_s', 0):,.0f} simulated s "
+                      f"(published 2,921 s), downtime {r.get('quiesce_s', 0):.1f} s; peak "
+                      f"memory of the process {peak_gib:.2f} GiB (target 24; "
+                      f"{before / 2**20:.2f} GiB before)"}
+
+
+BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
+    "page_state_bytes": bench_page_state_bytes,
+    "randchange_2tb_step": bench_randchange_2tb,
+    "demo_8h": bench_demo_8h,
+    "relocate_2tb": bench_relocate_2tb,
+    "overcommit_2tb_10min": bench_2tb_overcommit,
+    "lpm_64tb": bench_lpm_64tb,
+}
+
+
+def machine() -> str:
+    """A line describing this machine."""
+    return (f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} logical CPUs, "
+            f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+
+
+def run_all(only: list[str] | None = None,
+            log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the benchmarks (all, or those named) one after another on one core."""
+    names = only or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+    t0 = time.perf_counter()
+    K.warmup()
+    jit_s = time.perf_counter() - t0
+    if log:
+        log(f"bench: kernels compiled or loaded in {jit_s:.2f} s")
+    out = []
+    for n in names:
+        if log:
+            log(f"bench: {n} ...")
+        out.append(BENCHMARKS[n]())
+    return {"machine": machine(), "jit_s": round(jit_s, 3), "benchmarks": out}
+
+
+def format_results(results: dict[str, Any]) -> str:
+    """The results as a table."""
+    lines = [f"Machine: {results['machine']}",
+             f"JIT compile (or cache load) of the kernels: {results.get('jit_s', 0):.2f} s", "",
+             f"{'BENCHMARK':<22} {'VALUE':>10} {'TARGET':>8}  {'UNIT':<24} RESULT"]
+    for r in results["benchmarks"]:
+        lines.append(f"{r['name']:<22} {r['value']:>10.3f} {r['target']:>8.3g}  {r['unit']:<24} "
+                     f"{'ok' if r['ok'] else 'MISSED'}")
+        lines.append(f"{'':<22} {r['detail']}")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Scenario and session files: reading, checking, recording and the bundled files."""

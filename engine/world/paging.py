@@ -1,0 +1,204 @@
+"""Paging: CP's demand scan (stealing frames, dormant guests first), the migration of aged
+XSTOR pages to DASD, and the page-out bookkeeping and events that go with them.
+
+The simulation core calls ``Pager.steal`` and ``Pager.migrate`` once per member and step; the
+kernels in ``kernels.pages`` do the page-level work over the bit-planes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from ..kernels import pages as K
+from .state import STATE_CLASS, Guest, Member
+from .world import World
+
+
+class PagingWorld(World, Protocol):
+    """What the pager needs of the simulation besides the ``World``: a member's guests."""
+
+    def guests_on(self, member: str) -> list[Guest]:
+        """The guests logged on to ``member``, in user ID order."""
+        ...
+
+
+def dasd_wait_s(m: Member) -> float:
+    """How long a virtual CPU waits for a DASD page fault on ``m``: the devices' service time,
+    stretched by queueing as their use grows (volumes on one device count as one)."""
+    devs = list(m.cfg.devices.values())
+    if not devs:
+        return 0.01
+    svc = sum(v.service_ms for v in devs) / len(devs) / 1000.0
+    return svc / max(0.05, 1.0 - m.io_util)
+
+
+class Pager:
+    """The demand scan and XSTOR migration of one simulation.
+
+    Parameters
+    ----------
+    world : PagingWorld
+        The simulation (its clock, events and guests).
+    incoming_on : callable
+        The guests arriving by relocation on a member: their frames count, and can be stolen.
+    """
+
+    def __init__(self, world: PagingWorld, incoming_on: Callable[[str], list[Guest]]) -> None:
+        self.world = world
+        self.incoming_on = incoming_on
+        self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
+        self._mig_out = np.zeros(3, dtype=np.int64)
+
+    def steal(self, m: Member, want: int, io_left: list[float],
+               protect: Guest | None = None) -> int:
+        """CP's demand scan: free up to ``want`` frames, dormant guests first.
+
+        Pages referenced since the last visit get a second chance; reserved pages (SET RESERVED)
+        are protected. Order: dormant, eligible, dispatch list, two clock passes each; only then
+        are referenced pages taken, in the same order.
+        """
+        if want <= 0:
+            return 0
+        guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
+                  if g.n_cen > g.set_reserved and g is not protect]
+        got = 0
+        passes = [(c, False) for c in (0, 0, 1, 1, 2, 2)] + [(c, True) for c in (0, 1, 2)]
+        for cls, take_ref in passes:
+            need = want - got
+            if need <= 0:
+                break
+            cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls
+                     and g.n_cen > g.set_reserved]
+            if not cands:
+                continue
+            total = sum(g.n_cen - g.set_reserved for g in cands)
+            for g in cands:
+                avail = g.n_cen - g.set_reserved
+                share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
+                if share <= 0:
+                    continue
+                n, blocked = self.steal_from(m, g, share, take_ref, io_left)
+                got += n
+                if blocked:
+                    self.note_blocked(m)
+                    return got
+                if got >= want:
+                    return got
+        return got
+
+    def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,
+                    io_left: list[float]) -> tuple[int, bool]:
+        """Take up to ``want`` pages of one guest, a share from each slice of its storage."""
+        assert g.planes is not None
+        g.flush_pending()
+        out = self._steal_out
+        k = len(g.steal_cursors)
+        got = 0
+        blocked = False
+        # slices with nothing to give leave their share to the others in the next round
+        # at least 1024 pages a slice: a small steal visits a few slices, the next steal the
+        # following ones, so the cost stays with the pages taken
+        quota = max(1024, math.ceil(want / k))
+        round_got = 0
+        for j in range(k * k):
+            i = (g.steal_slice + j) % k
+            if got >= want or blocked:
+                break
+            if j and j % k == 0:
+                if round_got == 0:
+                    break
+                round_got = 0
+                quota = max(1024, math.ceil((want - got) / k))
+            w0, w1 = g.steal_slice_bounds(i)
+            K.steal_pages(g.planes, g.steal_cursors[i], min(quota, want - got), take_ref,
+                          m.xstor_free, int(io_left[0]), m.slots_free, out, w0, w1)
+            g.steal_cursors[i] = int(out[K.S_CURSOR])
+            to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
+            alloc, rel = int(out[3]), int(out[4])
+            n = to_x + to_dw + to_dc
+            got += n
+            round_got += n
+            g.n_cen -= n
+            g.n_xst += to_x
+            g.n_dsd += to_dw + to_dc
+            g.n_slot += alloc - rel
+            m.resident -= n
+            m.xstor_used += to_x
+            m.slots_used += alloc - rel
+            io_left[0] -= to_dw
+            for c in (g.counters, m.counters):
+                c.xstor_out += to_x
+                c.dasd_out += to_dw
+                c.dasd_clean += to_dc
+            if n:
+                if g.state == "incoming":
+                    self.world.stolen_from_incoming += n
+                self.note_pageout(m, g, to_x, to_dw + to_dc)
+            if int(out[K.S_BLOCKED]):
+                blocked = True
+        g.steal_slice = (g.steal_slice + max(1, min(j, k))) % k
+        if got:
+            g.page_gen += 1
+        return got, blocked
+
+    def migrate(self, m: Member, want: int, io_left: list[float]) -> int:
+        """Move aged XSTOR pages on to DASD, dormant guests' first."""
+        if want <= 0:
+            return 0
+        guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
+                  if g.n_xst > 0]
+        guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.userid))
+        moved = 0
+        out = self._mig_out
+        for cls in (0, 1, 2):
+            cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls]
+            total = sum(g.n_xst for g in cands)
+            for g in cands:
+                need = want - moved
+                if need <= 0:
+                    return moved
+                share = min(g.n_xst, max(1, math.ceil(need * g.n_xst / max(total, 1))))
+                assert g.planes is not None
+                K.migrate_xstor(g.planes, g.migrate_cursor, share, int(io_left[0]),
+                                m.slots_free, out)
+                n = int(out[0])
+                g.migrate_cursor = int(out[1])
+                g.n_xst -= n
+                g.n_dsd += n
+                g.n_slot += n
+                m.xstor_used -= n
+                m.slots_used += n
+                io_left[0] -= n
+                moved += n
+                for c in (g.counters, m.counters):
+                    c.migrated += n
+                    c.dasd_out += n
+                if n:
+                    self.note_pageout(m, g, 0, n)
+                if int(out[2]):
+                    self.note_blocked(m)
+                    return moved
+        return moved
+
+    def note_pageout(self, m: Member, g: Guest, to_xstor: int, to_dasd: int) -> None:
+        for tier, n in (("xstor", to_xstor), ("dasd", to_dasd)):
+            if n and tier not in g.first_out:
+                g.first_out[tier] = self.world.t
+                self.world.emit("PAGEOUT_FIRST", m.name, g.userid,
+                          f"{g.userid}: first pages moved to {tier.upper()}", {"tier": tier})
+        if g.episode_start is None:
+            g.episode_start = self.world.t
+            g.episode_pages = 0
+            self.world.emit("PAGEOUT_START", m.name, g.userid, f"{g.userid} is losing pages")
+        g.episode_pages += to_xstor + to_dasd
+        g.episode_last_out = self.world.t
+
+    def note_blocked(self, m: Member) -> None:
+        if m.slots_free <= 0 and not m.dasd_full_reported:
+            m.dasd_full_reported = True
+            self.world.emit("PAGING_FULL", m.name, None,
+                      f"{m.name}: all {m.cfg.slots} paging slots are in use")

@@ -1,0 +1,77 @@
+"""The scheduler's lists and CPU sharing of one member: dormant, eligible or dispatch list
+(with the SRM STORBUF admission rule), and the member's CPU shared out by SHARE."""
+
+from __future__ import annotations
+
+from .state import DISPATCH, DORMANT, ELIGIBLE, QUIESCED, STOPPED, SUSPENDED, Guest, Member
+from .world import World
+
+
+def schedule_states(world: World, m: Member, guests: list[Guest]) -> None:
+    """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
+    limit = m.frames * m.cfg.storbuf_pct / 100.0
+    busy = [g for g in guests if g.workload.busy() and not g.stopped_by]
+    # guests already dispatched keep their place; then the longest waiting are admitted
+    busy.sort(key=lambda g: (g.state != DISPATCH, g.state != ELIGIBLE,
+                             g.eligible_since or 0.0, g.userid))
+    total = 0.0
+    admitted = set()
+    for g in busy:
+        ws = min(g.workload.working_set_pages(), g.npages)
+        if total == 0.0 or total + ws <= limit:
+            admitted.add(g.userid)
+            total += ws
+    for g in guests:
+        if "stop" in g.stopped_by:
+            new = STOPPED
+        elif g.stopped_by:
+            new = QUIESCED
+        elif g.linux == "suspended":
+            new = SUSPENDED
+        elif not g.workload.busy():
+            new = DORMANT
+        elif g.userid in admitted:
+            new = DISPATCH
+        else:
+            new = ELIGIBLE
+        if new != g.state:
+            old = g.state
+            g.state = new
+            g.eligible_since = world.t if new == ELIGIBLE else None
+            world.emit("STATE", m.name, g.userid, f"{g.userid} {old} -> {new}",
+                      {"from": old, "to": new})
+
+def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float) -> dict[str, float]:
+    """Share the member's CPU by SHARE (water-filling: nobody gets more than it asks)."""
+    # relocation is system work: CP serves it before any guest
+    cap = max(0.0, m.cfg.cpus * dt - cp_cpu_s)
+    demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
+    alloc = {u: 0.0 for u in demand}
+    for g in guests:  # ABSOLUTE shares first: a fixed part of the member
+        if g.share_absolute:
+            a = min(demand[g.userid], cap * g.share / 100.0)
+            alloc[g.userid] = a
+            cap -= a
+    open_ = [g for g in guests if not g.share_absolute and demand[g.userid] > 0]
+    cap = max(cap, 0.0)
+    while open_ and cap > 1e-12:
+        weight = sum(g.share for g in open_)
+        if weight <= 0:
+            break
+        done = []
+        spent = 0.0
+        for g in open_:
+            give = cap * g.share / weight
+            need = demand[g.userid] - alloc[g.userid]
+            if give >= need:
+                alloc[g.userid] += need
+                spent += need
+                done.append(g)
+            else:
+                alloc[g.userid] += give
+                spent += give
+        cap -= spent
+        if not done:
+            break
+        open_ = [g for g in open_ if g not in done]
+    return alloc

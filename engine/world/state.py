@@ -1,0 +1,466 @@
+"""Run-time state of members and guests, and the immutable snapshots published to viewers."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..basics.config import GuestConfig, MemberConfig
+from ..basics.workloads import Workload
+from ..kernels import pages as K
+
+# Scheduler states as CP reports them. "dispatch" is a guest with work on the dispatch list.
+DISPATCH = "dispatch"
+ELIGIBLE = "eligible"
+DORMANT = "dormant"
+QUIESCED = "quiesced"  # stopped for the last passes of a relocation
+STOPPED = "stopped"  # CP STOP: virtual CPUs stopped, memory and devices kept
+SUSPENDED = "suspended"  # Linux hibernated and halted
+INCOMING = "incoming"  # the destination's copy of a guest being relocated
+LOGGED_OFF = "logged off"
+
+# Stealing order: dormant first, then eligible, then the dispatch list (and guests on the move).
+STATE_CLASS = {DORMANT: 0, STOPPED: 0, SUSPENDED: 0, ELIGIBLE: 1, DISPATCH: 2, QUIESCED: 2,
+               INCOMING: 2}
+
+
+@dataclass
+class PagingCounters:
+    """Cumulative page movements (pages)."""
+
+    xstor_in: int = 0  # page faults served from XSTOR
+    dasd_in: int = 0  # page faults served from DASD
+    xstor_out: int = 0  # pages stolen to XSTOR
+    dasd_out: int = 0  # pages written to DASD (steals and migrations)
+    dasd_clean: int = 0  # pages stolen without a write (valid slot copy)
+    migrated: int = 0  # XSTOR pages moved on to DASD
+    new: int = 0  # pages instantiated
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """The counters in field order."""
+        return (self.xstor_in, self.dasd_in, self.xstor_out, self.dasd_out, self.dasd_clean,
+                self.migrated, self.new)
+
+
+class Guest:
+    """A guest's run-time state: where it runs, its page bit-planes and its workload."""
+
+    def __init__(self, cfg: GuestConfig, seed: int) -> None:
+        self.cfg = cfg
+        self.userid = cfg.userid.upper()
+        self.member: str | None = None
+        self.home = cfg.member.upper()
+        self.seed = seed
+        self.logons = 0
+        self.planes: np.ndarray | None = None
+        self.rng = np.zeros(1, dtype=np.uint64)
+        self.n_cen = 0
+        self.n_xst = 0
+        self.n_dsd = 0
+        self.n_slot = 0
+        # one demand-scan hand per slice of the address space, so that a guest gives pages from
+        # all over its storage (closer to LRU than one hand sweeping it end to end)
+        self.steal_cursors: list[int] = []
+        self.steal_slice = 0
+        self.reset_steal_hands()
+        self.migrate_cursor = 0
+        self.cursors: list[list[int]] = []
+        self.state = LOGGED_OFF
+        self.eligible_since: float | None = None
+        self.set_reserved = cfg.set_reserved_pages
+        self.share = cfg.share
+        self.share_absolute = cfg.share_absolute
+        self.counters = PagingCounters()
+        self.units_total = 0.0
+        #: Work done by unit (``tx/s`` work, ``pages/s`` work...): a guest whose workload
+        #: changed, or that wrote a suspend image, has done work of several kinds.
+        self.units_by_unit: dict[str, float] = {}
+        self.units_step = 0.0
+        self.cpu_s_total = 0.0
+        self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
+        self.first_out: dict[str, float] = {}
+        self.relocating = False  # a relocation tracks the pages it changes
+        # Linux inside the guest: running, suspending, suspended or resuming. A hibernation
+        # image on the guest's swap disk survives logoff, with the workload to restart.
+        self.linux = "running"
+        self.image_pages = 0
+        self.saved_workload: Workload | None = None
+        self.scheduled = 0  # times a stopped guest was dispatched for an interrupt
+        self.lgr_words: tuple[int, int] | None = None  # where LGR bits may be set (words)
+        # References to wholly resident regions are applied lazily (see Simulation._run_guest):
+        # pending[(lo, hi)] = [references, write fraction]; settled[(lo, hi)] = page_gen when
+        # the region was last seen wholly resident; page_gen moves whenever pages leave central.
+        self.pending: dict[tuple[int, int], list[float]] = {}
+        # pending_seq[(lo, hi)] = [start, pages walked, writes (0/1)] for sequential walks
+        self.pending_seq: dict[tuple[int, int], list[int]] = {}
+        self.settled: dict[tuple[int, int], int] = {}
+        self.page_gen = 0
+        # A step may be run in parts (a relocation pass can end inside it): seconds of the
+        # current step already run, the throughput units earned so far in it, and the CPU
+        # rate the guest was given in the last step (for the parts run before its allocation).
+        self.ran_s = 0.0
+        self.units_acc = 0.0
+        self.cpu_rate = 0.0
+        self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
+        self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
+        self.episode_last_out = -1e30
+        self.episode_start: float | None = None
+        self.episode_pages = 0
+
+    @property
+    def npages(self) -> int:
+        """Pages of guest storage plus private VDISKs (the address spaces CP pages for it)."""
+        return self.cfg.storage_pages + self.cfg.vdisk_total_pages
+
+    @property
+    def instantiated(self) -> int:
+        """Pages touched at least once and still held somewhere."""
+        return self.n_cen + self.n_xst + self.n_dsd
+
+    @property
+    def logged_on(self) -> bool:
+        """True while the guest has a virtual machine on some member."""
+        return self.member is not None
+
+    def log_on(self, member: str) -> None:
+        """Create the virtual machine on ``member``: empty storage, workload started afresh."""
+        self.member = member
+        self.logons += 1
+        words = (self.npages + 63) // 64
+        # np.zeros maps untouched pages lazily: a huge guest costs memory only as it is used
+        self.planes = np.zeros((words, K.NPLANES), dtype=np.uint64)
+        mix = zlib.crc32(f"{self.userid}/{self.logons}".encode())
+        self.rng[0] = np.uint64(np.random.default_rng([self.seed, mix]).integers(0, 2**63))
+        self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
+        self.migrate_cursor = 0
+        self.reset_cursors()
+        self.new_planes()
+        self.reset_steal_hands()
+        self.state = DORMANT
+        # SET SHARE and SET RESERVED last for a session; a new one starts from the directory
+        self.stopped_by.discard("stop")  # a new session starts with running CPUs
+        if self.image_pages:
+            # Linux finds its hibernation image: it stays halted until RESUME
+            self.linux = "suspended"
+            self.workload = Workload("none", {}, self.cfg.storage_pages)
+        else:
+            self.linux = "running"
+        self.set_reserved = self.cfg.set_reserved_pages
+        self.share = self.cfg.share
+        self.share_absolute = self.cfg.share_absolute
+
+    def reset_steal_hands(self) -> None:
+        """One hand per 256 MB of storage, at most 64, each at the start of its slice."""
+        words = (self.npages + 63) // 64
+        k = max(1, min(64, self.npages // 65536))
+        self.steal_cursors = [words * i // k for i in range(k)]
+        self.steal_slice = 0
+
+    def steal_slice_bounds(self, i: int) -> tuple[int, int]:
+        """Words ``[w0, w1)`` of slice ``i``."""
+        words = (self.npages + 63) // 64
+        k = len(self.steal_cursors)
+        return words * i // k, words * (i + 1) // k
+
+    def new_planes(self) -> None:
+        """Forget lazily held references and residency: the planes were replaced."""
+        self.pending.clear()
+        self.pending_seq.clear()
+        self.settled.clear()
+        self.page_gen += 1
+
+    def flush_pending(self) -> None:
+        """Apply the references held back for wholly resident regions to the bit-planes."""
+        if self.planes is None:
+            self.pending.clear()
+            self.pending_seq.clear()
+            return
+        for (lo, hi), (refs, wf) in sorted(self.pending.items()):
+            if self.relocating:
+                self.note_changes(lo, hi)
+            K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
+        for (lo, hi), (start, count, write) in sorted(self.pending_seq.items()):
+            if self.relocating and write:
+                self.note_changes(lo, hi)
+            K.touch_range(self.planes, lo, hi, start, count, bool(write), self.relocating)
+        self.pending.clear()
+        self.pending_seq.clear()
+
+    def note_changes(self, lo: int, hi: int) -> None:
+        """Remember that pages ``[lo, hi)`` may get LGR bits (to bound the next pass's scan)."""
+        w0, w1 = lo >> 6, (hi + 63) >> 6
+        if self.lgr_words is None:
+            self.lgr_words = (w0, w1)
+        else:
+            self.lgr_words = (min(self.lgr_words[0], w0), max(self.lgr_words[1], w1))
+
+    def log_off(self) -> None:
+        """Drop the virtual machine and its storage."""
+        self.new_planes()
+        self.member = None
+        self.planes = None
+        self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
+        self.state = LOGGED_OFF
+        self.eligible_since = None
+
+    def set_workload(self, workload: Workload, keep_cursors: bool = False) -> None:
+        """Replace the running workload; walks start afresh unless ``keep_cursors``."""
+        self.flush_pending()
+        self.workload = workload
+        if keep_cursors:
+            return
+        self.reset_cursors()
+
+    def reset_cursors(self) -> None:
+        """Forget where the workload's walks were."""
+        self.cursors = []
+
+    def cursor(self, i: int, lo: int) -> list[int]:
+        """The walk state ``[position, next_selected]`` of region ``i``."""
+        while len(self.cursors) <= i:
+            self.cursors.append([lo, -1])
+        return self.cursors[i]
+
+
+class Member:
+    """A member's run-time state: frames, XSTOR blocks, slots and paging counters."""
+
+    def __init__(self, cfg: MemberConfig) -> None:
+        self.cfg = cfg
+        self.name = cfg.name.upper()
+        self.frames = cfg.central_pages - cfg.cp_frames
+        self.resident = 0
+        self.xstor_used = 0
+        self.slots_used = 0
+        self.counters = PagingCounters()
+        # volumes that are slices of one device share its queue: it counts once
+        self.io_capacity_s = sum(v.pages_per_s for v in cfg.devices.values())
+        self.io_util = 0.0
+        self.cpu_util = 0.0
+        self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step
+        self.dasd_full_reported = False
+        self.half_full_reported = False
+        self.peak = {"central": 0, "xstor": 0, "slots": 0}
+        self.free_low = max(64, self.frames // 200)
+        self.free_high = max(128, self.frames // 100)
+        self.up = True
+
+    @property
+    def free_frames(self) -> int:
+        """Frames not holding a guest page."""
+        return self.frames - self.resident
+
+    @property
+    def xstor_free(self) -> int:
+        """XSTOR blocks not in use."""
+        return self.cfg.xstor_pages - self.xstor_used
+
+    @property
+    def slots_free(self) -> int:
+        """DASD paging slots not in use."""
+        return self.cfg.slots - self.slots_used
+
+    def volume_use(self) -> list[tuple[str, str, int, int]]:
+        """``(volid, rdev, total, used)`` per volume; CP spreads slots over volumes evenly."""
+        total = self.cfg.slots
+        out = []
+        left = self.slots_used
+        for i, v in enumerate(self.cfg.volumes):
+            last = i == len(self.cfg.volumes) - 1
+            share = left if last else round(self.slots_used * v.slots / total)
+            share = min(share, v.slots, left)
+            left -= share
+            out.append((v.volid, v.rdev, v.slots, share))
+        return out
+
+
+@dataclass(frozen=True)
+class GuestSnapshot:
+    """One guest at one instant."""
+
+    userid: str
+    member: str | None
+    state: str
+    storage_pages: int
+    central: int
+    xstor: int
+    dasd: int
+    workload: str
+    throughput: float  # units per second over the last step
+    unit: str
+
+
+@dataclass(frozen=True)
+class MemberSnapshot:
+    """One member at one instant."""
+
+    name: str
+    frames: int
+    resident: int
+    xstor_total: int
+    xstor_used: int
+    slots_total: int
+    slots_used: int
+    cpu_pct: float
+    paging_io_pct: float
+    counters: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PassSnapshot:
+    """One memory-move pass as it stands (``end_s`` 0 while it runs)."""
+
+    number: int
+    kind: str  # first, intermediate, penultimate, final
+    pages: int
+    start_s: float
+    end_s: float
+    throttle_s: float
+
+
+@dataclass(frozen=True)
+class ObjectiveSnapshot:
+    """One objective of a lesson as a viewer shows it."""
+
+    id: str
+    kind: str
+    text: str
+    points: float
+    status: str  # pending, met, failed
+    detail: str
+    t_s: float | None
+
+
+@dataclass(frozen=True)
+class LessonSnapshot:
+    """A lesson's objectives and score at the time of the snapshot."""
+
+    objectives: tuple[ObjectiveSnapshot, ...]
+    score: float
+    max_score: float
+    pass_score: float
+    hint_cost: float
+    hints_used: int
+    hints_total: int
+    ended: bool
+    ended_s: float | None
+    end_s: float
+    end_reason: str
+    passed: bool
+
+
+@dataclass(frozen=True)
+class RelocationSnapshot:
+    """One relocation at one instant: its passes, throttles and quiesce so far."""
+
+    userid: str
+    source: str
+    destination: str
+    options: str
+    state: str  # moving, quiesced, done, cancelled
+    result: str
+    message: str
+    start_s: float
+    end_s: float | None
+    passes: tuple[PassSnapshot, ...]
+    pages_left: int  # still to send in the current pass
+    pages_moved: int
+    link_pages_per_s: float  # what the link can carry for this relocation now
+    quiesce_start_s: float | None
+    quiesce_s: float  # so far (or in all, once done)
+    active_throttles: tuple[tuple[str, float], ...]  # ("side:reason", since when)
+    throttle_s: tuple[tuple[str, float], ...]  # seconds by reason, ended throttles
+    maxquiesce_s: float | None = None  # the MAXQUIESCE limit in seconds (None: NOLIMIT)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The whole simulated world at simulated time ``t_s``; safe to hand to another thread."""
+
+    t_s: float
+    members: tuple[MemberSnapshot, ...]
+    guests: tuple[GuestSnapshot, ...]
+    events: int
+    relocations: tuple[RelocationSnapshot, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+    lesson: LessonSnapshot | None = None  # objectives and score, when the scenario has them
+    migrations: tuple[MigrationSnapshot, ...] = ()  # LPM and Storage vMotion, oldest first
+    pauses: tuple[PauseSnapshot, ...] = ()  # suspends, resumes and CP STOPs, oldest first
+
+
+@dataclass(frozen=True)
+class MovePassSnapshot:
+    """One copy pass of an LPM or a Storage vMotion as it stands (``end_s`` 0 while it runs)."""
+
+    number: int
+    kind: str  # first, iteration, consolidation, final
+    units: int  # pages (LPM) or blocks (Storage vMotion) copied in it so far
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class MigrationSnapshot:
+    """One PowerVM LPM or VMware Storage vMotion at one instant, in the shape of a relocation.
+
+    LPM copies a partition's memory in pages between servers; Storage vMotion copies a virtual
+    disk in blocks between datastores. The guest is stopped from ``quiesce_start_s`` to the end.
+    """
+
+    kind: str  # "LPM" or "VMOTION"
+    userid: str
+    source: str  # server (LPM) or datastore (Storage vMotion)
+    destination: str
+    options: str
+    state: str  # setup, copying, quiesced, done, failed, cancelled
+    result: str
+    message: str
+    start_s: float
+    end_s: float | None
+    unit: str  # "pages" or "blocks"
+    unit_bytes: int  # bytes per unit: 4096 (a page) or 262144 (a 256 KiB block)
+    units_total: int  # of the memory or the disk: what the first pass copies
+    units_moved: int  # copied so far, all passes
+    pass_units: int  # what the current pass has to copy (0 before the first pass)
+    units_left: int  # still to copy in the current pass
+    passes: tuple[MovePassSnapshot, ...]
+    setup_left_s: float  # of validation and setup before the first pass
+    rate_units_per_s: float  # what the copy can move per second now (0 once it has ended)
+    quiesce_start_s: float | None
+    downtime_s: float  # the guest stopped so far (or in all, once ended)
+
+    @property
+    def active(self) -> bool:
+        """True until the migration completes, fails or is cancelled."""
+        return self.state in ("setup", "copying", "quiesced")
+
+
+@dataclass(frozen=True)
+class PauseSnapshot:
+    """A guest being paused or let go, at one instant.
+
+    ``action`` is ``suspend`` (Linux hibernates: phases prepare, write, halted), ``resume``
+    (boot, read, restart, first request, serving) or ``stop`` (CP STOP: stopped; after BEGIN
+    waking until it answers requests again, then serving). ``progress`` is the share of the
+    current phase done (0 for ``stopped``, which lasts until BEGIN).
+    """
+
+    userid: str
+    member: str | None
+    action: str  # suspend, resume, stop
+    phase: str
+    start_s: float
+    end_s: float | None  # when it ended (None while under way)
+    progress: float  # 0..1, of the current phase
+    image_pages: int  # the hibernation image (0 for CP STOP)
+    image_done_pages: int  # of the image written (suspend) or read back (resume) so far
+    begin_s: float | None = None  # CP BEGIN (stop only)
+    scheduled: int = 0  # stop: times CP dispatched the stopped guest for an interrupt
+
+    @property
+    def active(self) -> bool:
+        """True while the guest is being paused, is stopped, or is being let go."""
+        return self.end_s is None

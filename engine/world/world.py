@@ -1,0 +1,80 @@
+"""The narrow view of the simulation that the migration and pause engines get: the clock, the
+members and guests, event publishing and a few services of the core, and no more.
+
+``Simulation`` satisfies ``World`` (and ``Cluster``, in ``views.cluster``); the engines are written
+against these protocols, so they never import the simulation core and the core can own them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..basics.config import ScenarioConfig
+from ..cp.grammar import Command
+from .state import Guest, Member
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened at a simulated time, for logs, the store and viewers."""
+
+    t_s: float
+    seq: int
+    kind: str
+    member: str | None
+    userid: str | None
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CPResponse:
+    """CP's answer to a command: the lines it printed, a return code (0 = success) and the
+    typed command it answers (None when the text could not be parsed)."""
+
+    lines: list[str]
+    rc: int = 0
+    command: Command | None = field(default=None, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when the command was accepted."""
+        return self.rc == 0
+
+    @property
+    def text(self) -> str:
+        """The lines as one block of text."""
+        return "\n".join(self.lines)
+
+
+class World(Protocol):
+    """What an engine that moves or pauses guests may see and use of the simulation."""
+
+    seed: int
+    step_s: float
+    scenario: ScenarioConfig
+    members: dict[str, Member]
+    guests: dict[str, Guest]
+    #: paging I/O seconds each member still has this step (relocation takes from it)
+    io_left: dict[str, list[float]]
+    #: pages the demand scan took from guests arriving by relocation
+    stolen_from_incoming: int
+
+    @property
+    def t(self) -> float:
+        """Simulated seconds since the scenario started."""
+        ...
+
+    def emit(self, kind: str, member: str | None, userid: str | None, message: str,
+             data: dict[str, Any] | None = None) -> Event:
+        """Publish an event at the current simulated time."""
+        ...
+
+    def run_guest_until(self, g: Guest, t: float) -> None:
+        """Let a guest's workload run up to simulated time ``t`` within the current step."""
+        ...
+
+    def dasd_wait_s(self, m: Member) -> float:
+        """How long a virtual CPU waits for a DASD page fault on ``m``, queueing included."""
+        ...
