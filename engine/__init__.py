@@ -46,17 +46,37 @@ from .kernels.warmup import warmup as warmup_kernels
 from .lessons.objectives import KINDS as OBJECTIVE_KINDS
 from .lessons.objectives import LessonTracker, format_debrief
 from .migrations.lpm import LPMModel
+from .migrations.models import SECTIONS as MODEL_SECTIONS
+from .migrations.models import Models
+from .migrations.models import parameters as model_parameters
 from .migrations.relocation import THROTTLE_REASONS, LGRModel, link_pages_per_s
 from .migrations.storage_vmotion import SVMotionModel
 from .migrations.throttle_style import THROTTLE_STYLE
 from .planning.bench import format_results as format_benchmarks
 from .planning.bench import run_all as run_benchmarks
+from .planning.evacuate import (
+    EvacuateError,
+    EvacuationResult,
+    format_evacuation,
+    parse_window,
+    plan_evacuation,
+)
+from .planning.evacuate import commands_text as evacuation_commands
+from .planning.evacuate import scenario_text as evacuation_scenario
 from .planning.sweep import MEASURES as SWEEP_MEASURES
 from .planning.sweep import Point as SweepPoint
-from .planning.sweep import SweepError, check_measures, parse_vary, run_sweep
+from .planning.sweep import (
+    SweepError,
+    check_measures,
+    parse_vary,
+    run_sweep,
+    sensitivity_points,
+    sensitivity_table,
+)
 from .planning.sweep import plan as plan_sweep
 from .planning.sweep import table as sweep_table
-from .planning.validate import format_validation, validate, validate_series
+from .planning.validate import format_sensitivity, format_validation, validate, validate_series
+from .planning.validate import sensitivity as validation_sensitivity
 from .scenarios.bundled import bundled_dir, bundled_scenarios, find_lesson, find_scenario
 from .scenarios.scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
 from .scenarios.session import (
@@ -93,21 +113,23 @@ __all__ = [
     "apply_session", "build_summary", "bundled_dir", "bundled_scenarios", "check_measures",
     "ChpidConfig", "Command", "COMMAND_TYPES", "CPError", "CPResponse", "CURRENT_VERSION",
     "DatastoreConfig", "default_db_path", "DiskConfig", "DISPATCH", "DORMANT", "ELIGIBLE",
-    "Event",
-    "find_lesson", "find_scenario", "format_benchmarks", "format_debrief",
-    "format_size", "format_summary", "format_validation", "grade_session", "GuestConfig",
-    "GuestSample", "GuestSnapshot", "HintConfig", "INCOMING", "known_verb", "LessonConfig",
-    "LessonSnapshot", "LessonTracker", "LGRModel", "link_pages_per_s", "LinkConfig", "LinkSample",
-    "load_scenario", "load_session", "loads_scenario", "LOGGED_OFF", "LPMModel", "MAX_DURATION_S",
-    "MAX_SEED", "MAX_STEP_S", "MAX_STEPS", "MemberConfig", "MemberSample", "MemberSnapshot",
-    "MigrationSnapshot", "MIN_STEP_S", "MovePassSnapshot", "OBJECTIVE_KINDS", "ObjectiveConfig",
+    "EvacuateError", "evacuation_commands", "evacuation_scenario", "EvacuationResult", "Event",
+    "find_lesson", "find_scenario", "format_benchmarks", "format_debrief", "format_evacuation",
+    "format_sensitivity", "format_size", "format_summary", "format_validation", "grade_session",
+    "GuestConfig", "GuestSample", "GuestSnapshot", "HintConfig", "INCOMING", "known_verb",
+    "LessonConfig", "LessonSnapshot", "LessonTracker", "LGRModel", "link_pages_per_s",
+    "LinkConfig", "LinkSample", "load_scenario", "load_session", "loads_scenario", "LOGGED_OFF",
+    "LPMModel", "MAX_DURATION_S", "MAX_SEED", "MAX_STEP_S", "MAX_STEPS", "MemberConfig",
+    "MemberSample", "MemberSnapshot", "MigrationSnapshot", "MIN_STEP_S", "model_parameters",
+    "MODEL_SECTIONS", "Models", "MovePassSnapshot", "OBJECTIVE_KINDS", "ObjectiveConfig",
     "ObjectiveSnapshot", "PAGES_PER_GB", "PAGES_PER_MB", "parse_command", "parse_size_mb",
-    "parse_vary", "PassSnapshot", "PauseSnapshot", "plan_sweep",
+    "parse_vary", "parse_window", "PassSnapshot", "PauseSnapshot", "plan_evacuation", "plan_sweep",
     "QUIESCED", "record_session", "RelocationSnapshot", "run_benchmarks", "run_sweep", "RunStore",
-    "SampleFeed", "SampleSet", "ScenarioConfig", "ScenarioError", "Session", "session_text",
-    "Simulation", "size_to_pages", "Snapshot", "StoreError", "SVMotionModel", "SWEEP_MEASURES",
-    "sweep_table", "SweepError", "SweepPoint", "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket",
-    "TimelineEntry", "validate", "validate_series", "VERBS", "VmrelocateCancel", "VmrelocateMove",
-    "VmrelocateTest", "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES",
-    "WorkloadError", "WorkloadSpec",
+    "SampleFeed", "SampleSet", "ScenarioConfig", "ScenarioError", "sensitivity_points",
+    "sensitivity_table", "Session", "session_text", "Simulation", "size_to_pages", "Snapshot",
+    "StoreError", "SVMotionModel", "SWEEP_MEASURES", "sweep_table", "SweepError", "SweepPoint",
+    "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket", "TimelineEntry", "validate", "validate_series",
+    "validation_sensitivity", "VERBS", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
+    "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES", "WorkloadError",
+    "WorkloadSpec",
 ]

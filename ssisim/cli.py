@@ -143,6 +143,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:  # finite and 0 or more: checked by the parser
         check_steps(args.until, scenario.step_s, "--until")
         until = args.until
+    if args.sensitivity:
+        return _run_sensitivity(args, path, until)
     # open the store first: a database we cannot write is better known before a long run
     store = engine.RunStore(args.db) if not args.no_store else None
     sim = engine.Simulation(scenario, seed=args.seed)
@@ -519,6 +521,71 @@ def _cluster_executor(where: str) -> Iterator[Any]:
             cluster.close()
 
 
+def cmd_plan_evacuate(args: argparse.Namespace) -> int:
+    """Search and rank plans to empty a member: the best side by side, their commands."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tqdm import tqdm
+
+    from ssisim import engine
+
+    path = resolve_scenario(args.scenario)
+    text = path.read_text(encoding="utf-8")
+    engine.load_scenario(path)  # a bad scenario: its own message, with its line
+    try:
+        window = engine.parse_window(args.window)
+    except engine.EvacuateError as e:
+        raise UserError(str(e)) from None
+    to = [d for d in args.to.split(",") if d.strip()] if args.to is not None else None
+    if args.to is not None and not to:
+        raise UserError(f"--to {args.to!r}: name one or more members, e.g. MEMB2,MEMB3")
+    workers = args.workers or os.cpu_count() or 1
+    bars: list[Any] = []  # made at the first run: a refused input prints nothing but its line
+    finished = [0]  # runs of the batches already done (the search runs in batches)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=0, desc="plans", unit="run", file=sys.stderr,
+                             disable=args.quiet))
+        bar = bars[0]
+        bar.total = finished[0] + total
+        bar.set_description_str(stage[:30], refresh=False)
+        bar.update(finished[0] + done - bar.n)
+        if done == total:
+            finished[0] += total
+
+    def plan(ex: Any) -> Any:
+        return engine.plan_evacuation(text, str(path), args.member, args.at, to, window,
+                                      args.seeds, ex, progress)
+
+    try:
+        if args.cluster:
+            with _cluster_executor(args.cluster) as ex:
+                result = plan(ex)
+        elif workers == 1:
+            result = plan(None)
+        else:
+            with ProcessPoolExecutor(workers) as ex:
+                result = plan(ex)
+    except engine.EvacuateError as e:
+        raise UserError(str(e)) from None
+    finally:
+        for bar in bars:
+            bar.close()
+    say(engine.format_evacuation(result, args.top))
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "plan.toml").write_text(engine.evacuation_scenario(result), encoding="utf-8")
+            (out / "commands.txt").write_text(engine.evacuation_commands(result) + "\n",
+                                              encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"{out}: cannot write the plan ({e.strerror})") from None
+        say(f"\nWritten: {out / 'plan.toml'} (the scenario with the plan's timeline), "
+            f"{out / 'commands.txt'} (the commands in order, with times)")
+    return 0
 
 
 def _cell(v: Any) -> str:
@@ -565,7 +632,94 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Run the reference scenarios and compare with the published measurements."""
     from ssisim import engine
 
+    if args.sensitivity:
+        return _validation_sensitivity(args)
     return _measure(args, engine.validate, engine.format_validation, lambda r: r["ok"])
+
+
+def _pool(workers: int | None) -> Any:
+    """A process pool of ``workers`` (default: one per core), or None for one process."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = workers or os.cpu_count() or 1
+    return ProcessPoolExecutor(n) if n > 1 else None
+
+
+def _validation_sensitivity(args: argparse.Namespace) -> int:
+    """``validate --sensitivity``: which model parameters move each validated result."""
+    from ssisim import engine
+
+    pool = _pool(args.workers)
+    try:
+        res = engine.validation_sensitivity(args.only, log=lambda s: print(s, file=sys.stderr),
+                                            executor=pool)
+    except ValueError as e:  # an unknown --only name
+        raise UserError(str(e)) from None
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    if args.json:
+        _write_json(res, args.json)
+    if args.json != "-":
+        say(engine.format_sensitivity(res))
+    return 0
+
+
+def _run_sensitivity(args: argparse.Namespace, path: Path, until: float) -> int:
+    """``run --sensitivity MEASURE``: the measure with each model parameter moved -/+20 %."""
+    from tqdm import tqdm
+
+    from ssisim import engine
+
+    text = path.read_text(encoding="utf-8")
+    scenario = engine.load_scenario(path)
+    try:
+        measures = engine.check_measures([args.sensitivity], [g.userid for g in scenario.guests])
+        points = engine.sensitivity_points(text, str(path))
+    except engine.SweepError as e:
+        raise UserError(str(e)) from None
+    bar = tqdm(total=len(points), desc="sensitivity", unit="run", file=sys.stderr,
+               disable=True if args.quiet else None)
+
+    def progress(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    pool = _pool(args.workers)
+    try:
+        results = engine.run_sweep(points, measures, until, pool, progress)
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.shutdown()
+    rows = engine.sensitivity_table(points, results, measures[0])
+    if args.json:
+        _write_json(rows, args.json)
+    if args.json == "-":
+        return 0
+    base = results[0][measures[0]]
+    say(f"{measures[0]} with the model as it is: {_cell(base)}; each parameter at -20 % and "
+        "+20 % (docs/model.md), the ones that move it most first")
+    say(f"{'PARAMETER':<34} {'LOW':>12} {'RESULT':>12} {'CHANGE':>8}  {'HIGH':>12} "
+        f"{'RESULT':>12} {'CHANGE':>8}")
+
+    def pct(x: float | None) -> str:
+        return "" if x is None else f"{x * 100:+.1f}%"
+
+    def value(x: float | None) -> str:
+        return "-" if x is None else f"{x:.4g}"
+
+    still = []
+    for r in rows:
+        if not r.get("low change") and not r.get("high change"):
+            still.append(r["parameter"])
+            continue
+        say(f"{r['parameter']:<34} {value(r['low']):>12} {_cell(r.get('low result')):>12} "
+            f"{pct(r.get('low change')):>8}  {value(r['high']):>12} "
+            f"{_cell(r.get('high result')):>12} {pct(r.get('high change')):>8}")
+    if still:
+        say(f"Not moved by the other {len(still)}: {', '.join(still)}")
+    return 0
 
 
 def cmd_charts(args: argparse.Namespace) -> int:
@@ -715,6 +869,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
     r.add_argument("--session", metavar="FILE",
                    help="replay a recorded session (a student's commands) in the scenario")
+    r.add_argument("--sensitivity", metavar="MEASURE",
+                   help="instead of one run: the measure (as for ssisim sweep) with each model "
+                   "parameter moved by -20 %% and +20 %% in turn; nothing is stored")
+    r.add_argument("--workers", type=_whole("--workers", 1, 256, "256"), default=None,
+                   help="processes for --sensitivity (default: one per core)")
     r.set_defaults(fn=cmd_run)
 
     gr = sub.add_parser("grade", help="grade recorded sessions of a lesson, one row each")
@@ -789,6 +948,35 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(fn=cmd_sweep)
 
+    pl = sub.add_parser("plan", help="plan operations on the cluster: evacuate a member (see "
+                        "docs/planning.md)")
+    plsub = pl.add_subparsers(dest="plan_command", metavar="PLAN", parser_class=_Parser)
+    plsub.required = True
+    ev = plsub.add_parser("evacuate", help="search, run and rank plans to empty a member; the "
+                          "best side by side, and its commands")
+    ev.add_argument("scenario", help="scenario file or the name of a bundled one")
+    ev.add_argument("--member", required=True, help="the member to empty")
+    ev.add_argument("--at", type=_seconds("--at"), default=0.0, metavar="SECONDS",
+                    help="simulated time the evacuation starts; free storage is read from a run "
+                    "to it (default 0: from the configuration)")
+    ev.add_argument("--to", metavar="MEMB2,MEMB3",
+                    help="destinations (default: every member linked to --member)")
+    ev.add_argument("--window", default="1h", metavar="DURATION",
+                    help="the guests should be moved within this time: 3600, 90m, 2h, 1h30m "
+                    "(default 1h)")
+    ev.add_argument("--seeds", type=_whole("--seeds", 1, 100, "100"), default=1,
+                    help="runs of each plan, seeds from the scenario's own; figures are means")
+    ev.add_argument("--top", type=_whole("--top", 1, 50, "50"), default=4,
+                    help="plans shown side by side (default 4)")
+    ev.add_argument("--out", metavar="DIR", help="write the best plan: DIR/plan.toml (the "
+                    "scenario with the plan in its timeline) and DIR/commands.txt")
+    ev.add_argument("--workers", type=_whole("--workers", 1, 256, "256"), default=None,
+                    help="processes (default: one per core; 1 runs in this process)")
+    ev.add_argument("--cluster", metavar="local:N|tcp://HOST:PORT",
+                    help="run the plans on a Dask distributed cluster, as for ssisim sweep")
+    ev.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(fn=cmd_plan_evacuate)
+
     im = sub.add_parser("import", help="build a scenario from a shop's user directory, SYSTEM "
                         "CONFIG and saved CP responses (see docs/import.md)")
     im.add_argument("--directory", required=True, metavar="USER.DIRECT",
@@ -807,6 +995,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", metavar="PATH|-")
     v.add_argument("--only", metavar="NAME", action="append",
                    help="run only this validation (repeatable)")
+    v.add_argument("--sensitivity", action="store_true",
+                   help="for each result, the model parameters that move it most (each moved "
+                   "by -20 %% and +20 %% in turn)")
+    v.add_argument("--workers", type=_whole("--workers", 1, 256, "256"), default=None,
+                   help="processes for --sensitivity (default: one per core)")
     v.set_defaults(fn=cmd_validate)
 
     g = sub.add_parser("gui", help="open the desktop app on a scenario or a lesson (default: "

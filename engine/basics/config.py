@@ -260,3 +260,5 @@ class ScenarioConfig:
     path: str = ""
     source_hash: str = ""
     source_text: str = ""  # the file as read, so a session can be recorded on top of it
+    #: ``[model.SECTION]`` values that replace the model's parameters for this scenario
+    model: dict[str, dict[str, float]] = field(default_factory=dict)

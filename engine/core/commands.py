@@ -38,7 +38,6 @@ from ..basics.workloads import Workload
 from ..cp import grammar as G
 from ..cp.grammar import SYNTAX_HELP, VERBS, Command, parse_command, workload_problem
 from ..lessons.objectives import LessonTracker
-from ..migrations.lpm import MODEL as LPM_MODEL
 from ..migrations.lpm import LPMOptions, firmware_of
 from ..migrations.relocation import RelocationOptions, link_pages_per_s, storage_check
 from ..migrations.storage_vmotion import VMotionOptions
@@ -406,7 +405,7 @@ class CommandProcessor:
         if link is None or not link.chpids:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because there is no ISFC "
                           f"link between {g.member} and {dest.name}")
-        problem = storage_check(g, dest, opts.force_storage)
+        problem = storage_check(g, dest, opts.force_storage, self.sim.reloc.model)
         if problem:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because {problem}")
         if test:
@@ -565,9 +564,9 @@ class CommandProcessor:
             if opts.auto:
                 raise CPError("HCPLPM1941E", "THREADS AUTO needs newer firmware on both "
                               f"{src.name} and {dest.name}")
-            if opts.threads and opts.threads > LPM_MODEL.max_threads_older:
+            if opts.threads and opts.threads > self.sim.lpm.model.max_threads_older:
                 raise CPError("HCPLPM1941E", f"Older firmware runs at most "
-                              f"{LPM_MODEL.max_threads_older} threads per MSP, not "
+                              f"{self.sim.lpm.model.max_threads_older} threads per MSP, not "
                               f"{opts.threads}")
         # the destination reserves the partition's whole memory
         if g.cfg.storage_pages > dest.free_frames or g.n_xst > dest.xstor_free \
@@ -588,7 +587,7 @@ class CommandProcessor:
         for lk in sorted(links, key=lambda x: x.members):
             other = next(n for n in lk.members if n != m.name)
             chp = ", ".join(f"{c.gbps} Gbit/s x {c.ctcs} CTC" for c in lk.chpids) or "none"
-            mb_s = link_pages_per_s(lk) * 4096 / 1e6
+            mb_s = link_pages_per_s(lk, self.sim.reloc.model) * 4096 / 1e6
             out.append(f"Node {other:<8} capacity {lk.capacity_factor:>3}  CHPIDs "
                        f"{len(lk.chpids)}: {chp}  (relocation about {mb_s:,.0f} MB/s)")
         return out

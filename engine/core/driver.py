@@ -11,17 +11,10 @@ from typing import Protocol
 import numpy as np
 
 from ..kernels import pages as K
-from ..migrations.pause import PAUSE, PauseEngine
-from ..world.paging import Pager
+from ..migrations.pause import PauseEngine
+from ..world.paging import PAGING, Pager, PagingModel
 from ..world.state import Guest, Member
 from ..world.world import World
-
-# A page fault served from XSTOR: synchronous, about this long (seconds).
-XSTOR_FAULT_S = 15e-6
-# CPU CP spends handling a DASD page fault (the wait itself is in the volume model).
-DASD_FAULT_CPU_S = 8e-6
-# First touch of a page: CP finds and clears a frame.
-NEW_PAGE_S = 1.5e-6
 
 
 class DriverWorld(World, Protocol):
@@ -36,9 +29,10 @@ class DriverWorld(World, Protocol):
 class WorkloadDriver:
     """Runs guests' workloads over their page bit-planes for one simulation."""
 
-    def __init__(self, world: DriverWorld, pager: Pager) -> None:
+    def __init__(self, world: DriverWorld, pager: Pager, model: PagingModel = PAGING) -> None:
         self.world = world
         self.pager = pager
+        self.model = model
         self.out = np.zeros(K.T_OUT_LEN, dtype=np.float64)
 
     def run(self, m: Member, g: Guest, dt: float, cpu_s: float, wait: float,
@@ -48,6 +42,7 @@ class WorkloadDriver:
         units = 0.0
         cpu_used = 0.0
         out = self.out
+        pm = self.model
         assert g.planes is not None
         for i, r in enumerate(plans):
             key = (r.lo, r.hi)
@@ -104,8 +99,8 @@ class WorkloadDriver:
             for _attempt in range(12):
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
-                    budget_cpu, budget_wall, r.cpu_s_per_touch, NEW_PAGE_S, XSTOR_FAULT_S,
-                    wait, DASD_FAULT_CPU_S, m.free_frames, int(io_left[0]), g.relocating, g.rng,
+                    budget_cpu, budget_wall, r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
+                    wait, pm.dasd_fault_cpu_s, m.free_frames, int(io_left[0]), g.relocating, g.rng,
                     out,
                 )
                 touches = int(out[K.T_TOUCHES])
@@ -143,10 +138,11 @@ class WorkloadDriver:
         g.scheduled += n
         wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload
         hi = max(1, min(g.npages, wl.working_set_pages() or 256))
-        refs = float(n * PAUSE.irq_pages)
+        refs = float(n * self.world.pause.model.irq_pages)
         out = self.out
+        pm = self.model
         K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
-                       NEW_PAGE_S, XSTOR_FAULT_S, wait, DASD_FAULT_CPU_S, m.free_frames,
+                       pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s, m.free_frames,
                        int(io_left[0]), g.relocating, g.rng, out)
         self.account_touches(m, g, io_left)
 

@@ -20,6 +20,7 @@ from ..cp.grammar import Command
 from ..kernels import pages as K
 from ..lessons.objectives import LessonTracker
 from ..migrations.lpm import LPMEngine
+from ..migrations.models import Models
 from ..migrations.pause import PauseEngine
 from ..migrations.relocation import RelocationEngine
 from ..migrations.storage_vmotion import StorageVMotionEngine
@@ -40,11 +41,6 @@ from ..world.state import (
 from ..world.world import CPResponse, Event
 from .commands import CommandProcessor
 from .driver import WorkloadDriver
-
-# CPU cost of CP's own paging work, charged to the member (seconds per page).
-CP_CPU_PER_PAGE_S = 4e-6
-# XSTOR migration keeps this share of blocks free.
-XSTOR_FREE_TARGET = 0.05
 
 
 @dataclass(frozen=True)
@@ -90,14 +86,16 @@ class Simulation:
         self._rotate = 0
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
 
+        #: every model parameter of this run: the defaults, with the scenario's [model] values
+        self.models = Models.from_table(scenario.model)
         self.cp = CommandProcessor(self)
-        self.reloc = RelocationEngine(self)
+        self.reloc = RelocationEngine(self, self.models.lgr)
         self.pager = Pager(self, self.reloc.incoming_on)
-        self.driver = WorkloadDriver(self, self.pager)
-        self.pause = PauseEngine(self)
+        self.driver = WorkloadDriver(self, self.pager, self.models.paging)
+        self.pause = PauseEngine(self, self.models.pause)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
-        self.svm = StorageVMotionEngine(self)
-        self.lpm = LPMEngine(self)
+        self.svm = StorageVMotionEngine(self, self.models.svmotion)
+        self.lpm = LPMEngine(self, self.models.lpm)
         #: the run's samples every ``sample_s``, and the per-step peaks and paging episodes
         self.sampler = Sampler(self, self.sample_s)
         #: the run's member and guest samples (typed records, in time and name order)
@@ -320,15 +318,17 @@ class Simulation:
         self._rotate += 1
         if m.free_frames < m.free_high:
             self.pager.steal(m, m.free_high - m.free_frames, io_left)
-        if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * XSTOR_FREE_TARGET:
-            target = int(m.cfg.xstor_pages * 2 * XSTOR_FREE_TARGET)
+        xft = self.models.paging.xstor_free_target
+        if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * xft:
+            target = int(m.cfg.xstor_pages * 2 * xft)
             self.pager.migrate(m, target - m.xstor_free, io_left)
         cap = m.io_capacity_s * dt
         m.io_util = 0.0 if cap <= 0 else 1.0 - io_left[0] / cap
         after = m.counters.as_tuple()
         moved = sum(a - b for a, b in zip(after[:5], before[:5]))
         cpu_cap = m.cfg.cpus * dt
-        used = m.cpu_used_step + moved * CP_CPU_PER_PAGE_S + self.reloc.cpu_s.get(m.name, 0.0)
+        used = m.cpu_used_step + moved * self.models.paging.cp_cpu_per_page_s + \
+            self.reloc.cpu_s.get(m.name, 0.0)
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         m.cpu_used_step = 0.0
         self.sampler.note_member(m)

@@ -157,9 +157,10 @@ class LPMEngine(MoveEngine[LPMove]):
 
     STOP_REASON = "lpm"
 
-    def __init__(self, sim: World) -> None:
+    def __init__(self, sim: World, model: LPMModel = MODEL) -> None:
         super().__init__()
         self.sim = sim
+        self.model = model
         self._w = np.zeros(M.W_OUT_LEN, dtype=np.int64)
         self._c = np.zeros(M.C_OUT_LEN)
         self._noprev = np.zeros(1, dtype=np.uint64)  # heat is not used: a placeholder plane
@@ -171,7 +172,7 @@ class LPMEngine(MoveEngine[LPMove]):
         src, dst = sim.members[guest.member], sim.members[dest]
         msps = min(src.cfg.msps, dst.cfg.msps)
         n = guest.cfg.storage_pages
-        th = threads_per_msp(n, msps, firmware_of(src, dst), options)
+        th = threads_per_msp(n, msps, firmware_of(src, dst), options, self.model)
         mv = LPMove("lpm", guest, src.name, dst.name, options.describe(), "pages", sim.t,
                     npages=n, msps=msps, threads=th,
                     link_gbps=min(src.cfg.msp_gbps, dst.cfg.msp_gbps), compress=options.compress)
@@ -183,7 +184,7 @@ class LPMEngine(MoveEngine[LPMove]):
         mix = zlib.crc32(f"{guest.userid}/lpm/{len(self.all)}".encode())
         mv.rng = np.array([np.random.default_rng([sim.seed, mix]).integers(1, 2**63)],
                           dtype=np.uint64)
-        mv.setup_left_s = MODEL.setup_s + MODEL.track_s_per_gib * n / PAGES_PER_GB
+        mv.setup_left_s = self.model.setup_s + self.model.track_s_per_gib * n / PAGES_PER_GB
         self.all.append(mv)
         sim.emit("LPM_START", src.name, guest.userid,
                  f"Partition migration of {guest.userid} from {src.name} to {dst.name} started "
@@ -195,11 +196,11 @@ class LPMEngine(MoveEngine[LPMove]):
         if not mv.compress:
             return 1.0
         if not first:
-            return MODEL.active_compress_ratio  # pages sent again are pages in use
+            return self.model.active_compress_ratio  # pages sent again are pages in use
         active = min(mv.npages, mv.guest.workload.working_set_pages())
         idle = mv.npages - active
-        return mv.npages / (active / MODEL.active_compress_ratio
-                            + idle / MODEL.idle_compress_ratio)
+        return mv.npages / (active / self.model.active_compress_ratio
+                            + idle / self.model.idle_compress_ratio)
 
     def _begin(self, mv: LPMove, kind: str) -> int:
         if mv.pending is None:
@@ -261,7 +262,7 @@ class LPMEngine(MoveEngine[LPMove]):
                 continue
             first = len(mv.passes) == 1
             ratio = self._ratio(mv, first)
-            rate = mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio) / sharers
+            rate = mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio, self.model) / sharers
             if sharers > 1:
                 mv.throttle_s["msp:shared"] = mv.throttle_s.get("msp:shared", 0.0) + left
             assert mv.pending is not None
@@ -335,21 +336,22 @@ class LPMEngine(MoveEngine[LPMove]):
         lo, hi = (mv.dirty_lo, mv.dirty_hi) if mv.dirty_hi > 0 else (0, 0)
         n = M.count_bits(mv.dirty, lo, hi)
         ratio = self._ratio(mv, False)
-        final_rate = mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio)
-        if n / final_rate > MODEL.suspend_threshold_s:
-            if n < mv.dirty_best * (1.0 - MODEL.progress_fraction):
+        final_rate = mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio, self.model)
+        if n / final_rate > self.model.suspend_threshold_s:
+            if n < mv.dirty_best * (1.0 - self.model.progress_fraction):
                 mv.no_progress = 0
             else:
                 mv.no_progress += 1
             mv.dirty_best = min(mv.dirty_best, n)
-            if mv.no_progress < MODEL.no_progress_passes and len(mv.passes) < MODEL.max_passes:
+            md = self.model
+            if mv.no_progress < md.no_progress_passes and len(mv.passes) < md.max_passes:
                 self._begin(mv, "iteration")
                 return
         # suspend: the last changed pages go with the partition stopped
         mv.state = "quiesced"
         mv.t_quiesce = self._now
         g.stopped_by.add(self.STOP_REASON)
-        mv.switch_left_s = MODEL.switch_s
+        mv.switch_left_s = self.model.switch_s
         self._begin(mv, "final")
         mv.pending_copy = True
         self.sim.emit("LPM_SUSPEND", mv.source, g.userid,

@@ -115,8 +115,9 @@ class Cleanup:
 class PauseEngine:
     """Suspends, resumes, CP STOP interrupts and logoff cleanups of a simulation."""
 
-    def __init__(self, sim: World) -> None:
+    def __init__(self, sim: World, model: PauseModel = PAUSE) -> None:
         self.sim = sim
+        self.model = model
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
         self.active: dict[str, Pause] = {}
@@ -125,7 +126,7 @@ class PauseEngine:
     # -- Linux suspend / resume ---------------------------------------------------------------
     def image_pages(self, g: Guest) -> int:
         """Pages Linux writes when it hibernates: its kernel and its workload's working set."""
-        used = g.workload.working_set_pages() + int(PAUSE.kernel_mb * PAGES_PER_MB)
+        used = g.workload.working_set_pages() + int(self.model.kernel_mb * PAGES_PER_MB)
         return max(1, min(used, g.instantiated or used, g.cfg.storage_pages))
 
     def suspend(self, g: Guest) -> Pause:
@@ -133,7 +134,7 @@ class PauseEngine:
         kind = g.workload.kind
         image = self.image_pages(g)
         p = Pause(g.userid, "suspend", self.sim.t, image, "prepare",
-                  self.sim.t + PAUSE.prepare_s.get(kind, 2.0), saved=g.workload)
+                  self.sim.t + self.model.prepare_s.get(kind, 2.0), saved=g.workload)
         # frozen services: the guest does no more work of its own
         g.set_workload(Workload("none", {}, g.cfg.storage_pages))
         g.linux = "suspending"
@@ -147,11 +148,12 @@ class PauseEngine:
     def resume(self, g: Guest) -> Pause:
         """Start resuming ``g`` from its hibernation image."""
         p = Pause(g.userid, "resume", self.sim.t, g.image_pages, "boot",
-                  self.sim.t + PAUSE.boot_s, saved=g.saved_workload)
+                  self.sim.t + self.model.boot_s, saved=g.saved_workload)
         g.linux = "resuming"
         # booting touches the kernel's pages
-        g.set_workload(Workload("seqtouch", {"buffer_mb": PAUSE.kernel_mb,
-                                             "rate_pages_s": PAUSE.kernel_mb * PAGES_PER_MB / 2},
+        kernel_mb = self.model.kernel_mb
+        g.set_workload(Workload("seqtouch", {"buffer_mb": kernel_mb,
+                                             "rate_pages_s": kernel_mb * PAGES_PER_MB / 2},
                                 g.cfg.storage_pages))
         self.active[g.userid] = p
         self.pauses.append(p)
@@ -213,7 +215,7 @@ class PauseEngine:
                 else:
                     p.phase = "restart"
                     g.set_workload(Workload("none", {}, g.cfg.storage_pages))
-                    p.t_phase_end = t + PAUSE.restart_s.get(
+                    p.t_phase_end = t + self.model.restart_s.get(
                         p.saved.kind if p.saved else "idle", 0.5)
 
     def _halted(self, g: Guest, p: Pause) -> None:
@@ -233,7 +235,7 @@ class PauseEngine:
         g.linux = "running"
         g.image_pages = 0
         p.phase = "serving"
-        p.t_end = self.sim.t + PAUSE.request_s
+        p.t_end = self.sim.t + self.model.request_s
         del self.active[g.userid]
         self.sim.emit("SERVING", g.member, g.userid,
                       f"{g.userid} answers requests again {p.t_end - p.t_start:.1f} s after "
@@ -250,7 +252,7 @@ class PauseEngine:
         """
 
         if g.planes is None or g.member is None:
-            return PAUSE.request_s
+            return self.model.request_s
         w = g.workload
         hot = w.working_set_pages()
         if "hot_fraction" in w.params:
@@ -259,9 +261,9 @@ class PauseEngine:
         counts = np.zeros(K.NPLANES, dtype=np.int64)
         K.count_planes(words, counts)
         m = self.sim.members[g.member]
-        work = (PAUSE.request_s + int(counts[K.XST]) * 15e-6
+        work = (self.model.request_s + int(counts[K.XST]) * 15e-6
                 + int(counts[K.DSD]) * self.sim.dasd_wait_s(m) / max(1, g.cfg.vcpus))
-        return max(PAUSE.tcp_retransmit_s, work)
+        return max(self.model.tcp_retransmit_s, work)
 
     def interrupts(self, g: Guest, dt: float) -> int:
         """External interrupts that reach a stopped guest in one step (random, seeded)."""
@@ -282,9 +284,9 @@ class PauseEngine:
         assert g.member is not None
         t = self.sim.t
         gb = g.instantiated / PAGES_PER_GB
-        total_s = gb * PAUSE.cleanup_s_per_gb
+        total_s = gb * self.model.cleanup_s_per_gb
         rate = g.instantiated / total_s if total_s > 0 else math.inf
-        detach = t + total_s if inline else t + PAUSE.detach_s_per_tb * g.npages / (
+        detach = t + total_s if inline else t + self.model.detach_s_per_tb * g.npages / (
             1024 * PAGES_PER_GB)
         c = Cleanup(g.userid, g.member, inline, t, detach, float(g.n_cen), float(g.n_xst),
                     float(g.n_slot), rate)

@@ -152,13 +152,13 @@ class PassRecord:
         return self.end_s - self.start_s
 
 
-def storage_check(guest: Guest, dest: Member, force: bool) -> str | None:
+def storage_check(guest: Guest, dest: Member, force: bool, model: LGRModel = MODEL) -> str | None:
     """The mandatory and optional storage checks; a message when one fails, else None."""
     cfg = guest.cfg
     cur = cfg.storage_pages + cfg.vdisk_total_pages
-    cur += math.ceil(cur * MODEL.cp_struct_per_page)
+    cur += math.ceil(cur * model.cp_struct_per_page)
     mx = cfg.max_pages + cfg.vdisk_total_pages
-    mx += math.ceil(mx * MODEL.cp_struct_per_page)
+    mx += math.ceil(mx * model.cp_struct_per_page)
     avail = dest.free_frames + dest.xstor_free + dest.slots_free
     aux = dest.slots_free
     cap = (f"central {format_size(max(dest.free_frames, 0))}, XSTOR "
@@ -236,9 +236,10 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     STOP_REASON = "relocation"
 
-    def __init__(self, sim: World) -> None:
+    def __init__(self, sim: World, model: LGRModel = MODEL) -> None:
         super().__init__()
         self.sim = sim
+        self.model = model
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self.sharers: dict[Relocation, int] = {}
         #: CPU seconds relocation work took on each member in the current step (system work:
@@ -268,7 +269,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         r.incoming = shadow
         guest.flush_pending()  # references made before the relocation are not its business
         guest.relocating = True
-        r.setup_left_s = MODEL.setup_s
+        r.setup_left_s = self.model.setup_s
         self.all.append(r)
         sim.emit("RELOCATION_START", r.source, guest.userid,
                  f"Relocation of {guest.userid} from {r.source} to {dest} started "
@@ -287,7 +288,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             g.lgr_words = None
         r.send_left = to_send
         r.cursor = 0
-        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1))
+        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1), self.model)
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -315,7 +316,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         t = sim.t
         left = dt
         self._now = t
-        base_rate = link_pages_per_s(r.link)
+        base_rate = link_pages_per_s(r.link, self.model)
         rate = base_rate / sharers
         self._throttle(r, "source", "link_queue", sharers > 1)
         order = ordering_fraction(r.link)
@@ -344,13 +345,14 @@ class RelocationEngine(MoveEngine[Relocation]):
                 continue
             if r.send_left > 0:
                 live = r.state == "moving"
-                per_page = 1.0 / rate + (MODEL.stage_s_per_page / src.cfg.cpu_speed if live else 0)
+                stage = self.model.stage_s_per_page
+                per_page = 1.0 / rate + (stage / src.cfg.cpu_speed if live else 0)
                 per_page /= max(1e-9, 1.0 - order)
                 budget_pages = max(1, int(left / per_page))
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills at the end of each step
                 frames = max(0, dst.free_frames - dst.free_low)
-                throttled_src_frames = live and src.free_frames < MODEL.stage_frames
+                throttled_src_frames = live and src.free_frames < self.model.stage_frames
                 self._throttle(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
                     budget_pages = max(1, budget_pages // 8)
@@ -376,12 +378,12 @@ class RelocationEngine(MoveEngine[Relocation]):
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
                 used = min(left, sent * per_page)
                 left -= used
-                cpu_src = sent * (MODEL.send_cpu_s_per_page
-                                  + (MODEL.stage_s_per_page if live else 0.0)) / src.cfg.cpu_speed
+                cpu_src = sent * (self.model.send_cpu_s_per_page
+                                  + (stage if live else 0.0)) / src.cfg.cpu_speed
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu_src
                 self.cpu_s[dst.name] = self.cpu_s.get(dst.name, 0.0) + \
-                    sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
-                r.cpu_s += cpu_src + sent * MODEL.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                    sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                r.cpu_s += cpu_src + sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 # time lost to a shared link and to reordering, for the pass record
                 cur.throttle_s += used * ((1.0 - 1.0 / sharers) + order)
                 r.ordering_lost_s += used * order
@@ -391,7 +393,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._throttle(r, "destination", "frames", dst_frames_short)
                 self._throttle(r, "source", "dest_backlog", dst_frames_short)
                 self._throttle(r, "destination", "paging_queue",
-                               dst_frames_short and dst.io_util >= MODEL.paging_busy)
+                               dst_frames_short and dst.io_util >= self.model.paging_busy)
                 self._throttle(r, "source", "paging_queue", src_paging)
                 self._throttle(r, "destination", "steal", sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0
@@ -458,7 +460,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         if cur.kind == "penultimate":
             self._begin_pass(r, "final", dirty)
             return
-        problem = storage_check(g, sim.members[r.dest], r.options.force_storage) \
+        problem = storage_check(g, sim.members[r.dest], r.options.force_storage, self.model) \
             if cur.kind != "first" else None
         if problem:
             self.abort(r, f"{g.userid} is not relocated to {r.dest} because {problem}",
@@ -468,8 +470,8 @@ class RelocationEngine(MoveEngine[Relocation]):
             mq = r.options.maxquiesce_s
             if mq is not None and self._expected_quiesce_s(r, dirty) > mq \
                     and not r.options.immediate:
-                if cur.number >= 2 and (r.no_progress >= MODEL.no_progress_passes
-                                        or len(r.passes) >= MODEL.max_passes - 2):
+                if cur.number >= 2 and (r.no_progress >= self.model.no_progress_passes
+                                        or len(r.passes) >= self.model.max_passes - 2):
                     self.abort(r, f"{g.userid} is not relocated to {r.dest} because its quiesce "
                                 f"time would exceed MAXQUIESCE {mq:g} s (expected "
                                 f"{self._expected_quiesce_s(r, dirty):.1f} s)",
@@ -486,7 +488,8 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
         share = self.sharers.get(r, 1)
-        return 2 * scan_s(r.guest.npages, r.link, share) + dirty * share / link_pages_per_s(r.link)
+        return 2 * scan_s(r.guest.npages, r.link, share, self.model) + \
+            dirty * share / link_pages_per_s(r.link, self.model)
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
         """CP's decision after pass ``n``: stop the guest for the last two passes?"""
@@ -494,19 +497,19 @@ class RelocationEngine(MoveEngine[Relocation]):
             return True
         if n < 2:
             return False
-        if dirty <= MODEL.quiesce_threshold_s * link_pages_per_s(r.link):
+        if dirty <= self.model.quiesce_threshold_s * link_pages_per_s(r.link, self.model):
             return True
         mq = r.options.maxquiesce_s
         if n == 2 and mq is not None and self._expected_quiesce_s(r, dirty) <= mq:
             return True
-        if dirty < r.dirty_best * (1.0 - MODEL.progress_fraction):
+        if dirty < r.dirty_best * (1.0 - self.model.progress_fraction):
             r.no_progress = 0
         else:
             r.no_progress += 1
         r.dirty_best = min(r.dirty_best, dirty)
-        if r.no_progress >= MODEL.no_progress_passes:
+        if r.no_progress >= self.model.no_progress_passes:
             return True
-        return n >= MODEL.max_passes - 2
+        return n >= self.model.max_passes - 2
 
     def _check_limits(self, r: Relocation) -> None:
         now = self.sim.t + self.sim.step_s
@@ -608,7 +611,9 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     def link_rate(self, r: Relocation) -> float:
         """Pages per second the link can carry for ``r`` now (its share; 0 once ended)."""
-        rate = link_pages_per_s(r.link) / max(1, self.sharers.get(r, 1)) if r.active else 0.0
+        if not r.active:
+            return 0.0
+        rate = link_pages_per_s(r.link, self.model) / max(1, self.sharers.get(r, 1))
         return round(rate, 3)
 
     def incoming_on(self, member: str) -> list[Guest]:

@@ -133,9 +133,10 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
 
     STOP_REASON = "vmotion"
 
-    def __init__(self, sim: World) -> None:
+    def __init__(self, sim: World, model: SVMotionModel = MODEL) -> None:
         super().__init__()
         self.sim = sim
+        self.model = model
         #: the datastore each guest's virtual disk is on now
         self.where: dict[str, str] = {g.userid.upper(): g.disk.datastore
                                       for g in sim.scenario.guests if g.disk is not None}
@@ -150,7 +151,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         sim = self.sim
         disk = guest.cfg.disk
         assert disk is not None
-        n = blocks_of(disk)
+        n = blocks_of(disk, self.model)
         words = M.words_for(n)
         mv = VMotion("vmotion", guest, self.where[guest.userid], dest, options.describe(),
                      "blocks", sim.t, method=options.method, heat=options.heat, nblocks=n)
@@ -160,7 +161,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         mix = zlib.crc32(f"{guest.userid}/vmotion/{len(self.all)}".encode())
         mv.rng = np.array([np.random.default_rng([sim.seed, mix]).integers(1, 2**63)],
                           dtype=np.uint64)
-        mv.setup_left_s = MODEL.setup_s
+        mv.setup_left_s = self.model.setup_s
         mv.space_peak_blocks = 0
         self.all.append(mv)
         sim.emit("VMOTION_START", guest.member, guest.userid,
@@ -214,7 +215,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         if live and mv.method == "MIRROR":
             # writes to blocks already copied go to both volumes, synchronously
             off_dst += disk.write_iops * mv.copied_ever / mv.nblocks
-        cap = MODEL.max_guest_util
+        cap = self.model.max_guest_util
         io_pct = 1.0
         if live:
             io_pct = min(1.0, cap * src.iops / off_src if off_src > 0 else 1.0,
@@ -222,7 +223,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         u_src = min(cap, off_src * io_pct / src.iops)
         u_dst = min(cap, off_dst * io_pct / dst.iops)
         # the mover gets what the guests leave of each volume; it waits for the busier one
-        unit = max(block_s(src) / (1 - u_src), block_s(dst) / (1 - u_dst))
+        unit = max(block_s(src, self.model) / (1 - u_src), block_s(dst, self.model) / (1 - u_dst))
         run = max(seek_s(src) / (1 - u_src), seek_s(dst) / (1 - u_dst))
         lat = seek_s(src) / (1 - u_src)
         if live and mv.method == "MIRROR":
@@ -331,12 +332,13 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         runs = M.count_runs(mv.dirty, 0, len(mv.dirty))
         src, dst = self.datastores[mv.source], self.datastores[mv.dest]
         load = self._guest_load()
-        u_s = min(MODEL.max_guest_util, load.get(src.name, 0.0) / src.iops)
-        u_d = min(MODEL.max_guest_util, load.get(dst.name, 0.0) / dst.iops)
+        u_s = min(self.model.max_guest_util, load.get(src.name, 0.0) / src.iops)
+        u_d = min(self.model.max_guest_util, load.get(dst.name, 0.0) / dst.iops)
         if mv.guest.cfg.disk is not None and mv.source == src.name:
             d = mv.guest.cfg.disk  # the guest itself will be stopped
             u_s = max(0.0, u_s - (d.read_iops + d.write_iops) / src.iops)
-        return n * max(block_s(src) / (1 - u_s), block_s(dst) / (1 - u_d)) + \
+        md = self.model
+        return n * max(block_s(src, md) / (1 - u_s), block_s(dst, md) / (1 - u_d)) + \
             runs * max(seek_s(src) / (1 - u_s), seek_s(dst) / (1 - u_d))
 
 
@@ -353,25 +355,26 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
             return
         assert mv.dirty is not None
         if mv.method == "MIRROR":
-            self._quiesce(mv, MODEL.switch_s)
+            self._quiesce(mv, self.model.switch_s)
             return
         if mv.method == "SNAPSHOT":
-            if mv.consolidations < MODEL.snapshot_live_consolidations:
+            if mv.consolidations < self.model.snapshot_live_consolidations:
                 mv.consolidations += 1
                 self._begin(mv, "consolidation")
                 return
-            self._quiesce(mv, MODEL.snapshot_switch_s, final="consolidation")
+            self._quiesce(mv, self.model.snapshot_switch_s, final="consolidation")
             return
         n = M.count_bits(mv.dirty, 0, len(mv.dirty))
-        if self._dirty_cost_s(mv) <= MODEL.downtime_target_s:
-            self._quiesce(mv, MODEL.switch_s)
+        if self._dirty_cost_s(mv) <= self.model.downtime_target_s:
+            self._quiesce(mv, self.model.switch_s)
             return
-        if n < mv.dirty_best * (1.0 - MODEL.progress_fraction):
+        if n < mv.dirty_best * (1.0 - self.model.progress_fraction):
             mv.no_progress = 0
         else:
             mv.no_progress += 1
         mv.dirty_best = min(mv.dirty_best, n)
-        if mv.no_progress >= MODEL.no_progress_passes or len(mv.passes) >= MODEL.max_passes:
+        md = self.model
+        if mv.no_progress >= md.no_progress_passes or len(mv.passes) >= md.max_passes:
             self._finish(mv, "failed", "failed to converge",
                          f"Storage vMotion of {g.userid} failed to converge: after "
                          f"{len(mv.passes)} iterations {n} blocks are still dirty (the guest "
@@ -403,7 +406,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
             mv.cost["guest_io_pct"] = 100.0 * mv.io_pct_s / mv.io_s
             mv.cost["write_latency_ms"] = mv.latency_ms_s / mv.io_s
         mv.cost["space_peak_x"] = (mv.nblocks + mv.space_peak_blocks) / mv.nblocks
-        mv.cost["gb_copied"] = mv.units_moved * MODEL.block_bytes / 2**30
+        mv.cost["gb_copied"] = mv.units_moved * self.model.block_bytes / 2**30
         mv.pending = mv.dirty = mv.prev = None  # free the bitmaps
         kind = {"done": "VMOTION_DONE", "failed": "VMOTION_FAILED"}.get(state, "VMOTION_CANCELLED")
         self.sim.emit(kind, mv.guest.member, mv.guest.userid, message, {"result": result})

@@ -26,6 +26,7 @@ import tomli_w
 from ..basics.limits import MAX_SEED
 from ..basics.units import PAGES_PER_MB, SizeError, format_size, parse_size_mb
 from ..core.sim import Simulation
+from ..migrations.models import SECTIONS, Models, parameters, varied
 from ..scenarios.scenario import ScenarioError, loads_scenario
 from ..store.summary import build_summary
 
@@ -179,6 +180,10 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
     if head == "run" and len(parts) == 2:
         doc.setdefault("run", {})[parts[1]] = value
         return
+    if head == "model" and len(parts) == 3:
+        # a model parameter (docs/model.md): checked with the rest of the point
+        doc.setdefault("model", {}).setdefault(parts[1], {})[parts[2]] = value
+        return
     if head in ("member", "guest") and len(parts) >= 3:
         key = "name" if head == "member" else "userid"
         node: Any = _find(doc.get(head, []), key, parts[1], head)
@@ -195,8 +200,8 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
             node["chpids"] = _chpids(value)
             return
     else:
-        raise SweepError("a path starts with run.FIELD, member.NAME.FIELD, guest.USERID.FIELD or "
-                         "link.A-B.FIELD")
+        raise SweepError("a path starts with run.FIELD, member.NAME.FIELD, guest.USERID.FIELD, "
+                         "link.A-B.FIELD or model.SECTION.PARAMETER")
     for i, part in enumerate(rest[:-1]):
         if isinstance(node, dict) and part in node:
             node = node[part]
@@ -263,6 +268,44 @@ def plan(text: str, path: str, varies: list[tuple[str, list[Any]]], seeds: int) 
             seed = (cfg.seed + k) % (MAX_SEED + 1)
             points.append(Point(values, seed, point_text))
     return points
+
+
+def sensitivity_points(text: str, path: str, step: float = 0.2) -> list[Point]:
+    """The scenario as it is (first), then each model parameter at -``step`` and +``step``
+    of its value in the scenario (its ``[model]`` table, else the default), one at a time."""
+    cfg = loads_scenario(text, path)
+    models = Models.from_table(cfg.model)
+    points = plan(text, path, [], 1)
+    for section in SECTIONS:
+        for name in parameters(section):
+            values = [v for f in (1.0 - step, 1.0 + step)
+                      if (v := varied(section, name, f, models)) is not None]
+            if values:
+                points += plan(text, path, [(f"model.{section}.{name}", values)], 1)
+    return points
+
+
+def sensitivity_table(points: list[Point], results: list[dict[str, float | None]],
+                      measure_name: str) -> list[dict[str, Any]]:
+    """Per parameter: the measure at its low and high value, and the change against the
+    scenario as it is; the parameters that move the measure most first."""
+    base = results[0][measure_name]
+    models = Models.from_table(loads_scenario(points[0].text).model)
+    rows: dict[str, dict[str, Any]] = {}
+    for p, r in zip(points[1:], results[1:]):
+        (param, value), = p.values
+        row = rows.setdefault(param, {"parameter": param.removeprefix("model."),
+                                      "low": None, "high": None})
+        _, section, name = param.split(".")
+        end = "low" if value < models.value(section, name) else "high"
+        row[end] = value
+        got = r[measure_name]
+        row[f"{end} result"] = got
+        row[f"{end} change"] = None if got is None or base is None else (
+            (got - base) / abs(base) if base else (0.0 if got == base else math.inf))
+    out = list(rows.values())
+    out.sort(key=lambda r: -max(abs(r.get("low change") or 0.0), abs(r.get("high change") or 0.0)))
+    return [{"base": base, **r} for r in out]
 
 
 def run_point(point: Point, measures: list[str], until_s: float | None = None,

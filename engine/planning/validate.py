@@ -6,14 +6,19 @@ it like any other scenario. Nothing here or in the engine recognises a reference
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import dataclasses
+import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..basics.config import ScenarioConfig
 from ..core.sim import Simulation
+from ..migrations.models import parameters, varied
 from ..scenarios.bundled import bundled_dir
 from ..scenarios.scenario import load_scenario
 
@@ -47,9 +52,37 @@ def reference_path(name: str) -> Path:
     return bundled_dir() / name
 
 
+#: model values every validation run uses instead of the defaults (``sensitivity`` sets them
+#: one at a time; empty: the models as they are)
+_MODEL: dict[str, dict[str, float]] = {}
+
+
+@contextlib.contextmanager
+def model_values(values: dict[str, dict[str, float]]) -> Iterator[None]:
+    """Run the validations inside with these ``[model]`` values (as a scenario's table)."""
+    saved = {k: dict(v) for k, v in _MODEL.items()}
+    _MODEL.clear()
+    _MODEL.update({k: dict(v) for k, v in values.items()})
+    try:
+        yield
+    finally:
+        _MODEL.clear()
+        _MODEL.update(saved)
+
+
+def _simulation(sc: ScenarioConfig) -> Simulation:
+    """A simulation of ``sc`` with the validation's model values over the scenario's own."""
+    if _MODEL:
+        merged = {k: dict(v) for k, v in sc.model.items()}
+        for section, values in _MODEL.items():
+            merged.setdefault(section, {}).update(values)
+        sc = dataclasses.replace(sc, model=merged)
+    return Simulation(sc)
+
+
 def _run(name: str) -> Simulation:
     sc = load_scenario(reference_path(name))
-    sim = Simulation(sc)
+    sim = _simulation(sc)
     sim.run_until(sc.duration_s)
     return sim
 
@@ -255,7 +288,7 @@ def validate_large_guest() -> list[dict[str, Any]]:
                      rule="no paging"))
     for mode, pub in (("inline", 565.0), ("background", 10.0)):
         sc = load_scenario(reference_path(f"reference/large-guest-logoff-{mode}.toml"))
-        s = Simulation(sc)
+        s = _simulation(sc)
         s.run_until(sc.duration_s)
         forced = next(t for t, c, _rc, _l, _r in s.command_log if c.upper().startswith("FORCE"))
         waited = None
@@ -330,7 +363,7 @@ def run_lpm_64tb(firmware: str, options: str = "") -> dict[str, Any]:
     """Move the idle 64 TB partition at page level; the migration as the summary gives it."""
     import gc
 
-    sim = Simulation(lpm_64tb_scenario(firmware))
+    sim = _simulation(lpm_64tb_scenario(firmware))
     sim.run_until(10)
     resp = sim.execute(f"LPM LPAR64T TO E980B {options}".strip())
     if not resp.ok:
@@ -395,6 +428,98 @@ def validate(only: list[str] | None = None,
             log(f"validate: {n} ...")
         rows.extend(VALIDATIONS[n]())
     return {"ok": all(r["ok"] for r in rows), "rows": rows}
+
+
+#: The models each validation depends on: its sensitivity varies their parameters
+VALIDATION_MODELS: dict[str, tuple[str, ...]] = {
+    "lgr": ("lgr", "paging"), "lgr-series": ("lgr", "paging"),
+    "lgr-25-guests": ("lgr", "paging"), "pausing": ("pause", "paging"),
+    "large-guest": ("pause", "paging"), "svmotion": ("svmotion",), "lpm": ("lpm",),
+}
+
+
+def _sensitivity_job(job: tuple[str, str, str, float]) -> tuple[str, str, str, float,
+                                                                 list[dict[str, Any]]]:
+    group, section, name, factor = job
+    value = varied(section, name, factor)
+    assert value is not None
+    with model_values({section: {name: value}}):
+        rows = VALIDATIONS[group]()
+    return group, section, name, factor, rows
+
+
+def _number(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def sensitivity(only: list[str] | None = None, step: float = 0.2,
+                log: Callable[[str], None] | None = None,
+                executor: Any = None) -> dict[str, Any]:
+    """Each model parameter of each validation moved by -``step`` and +``step`` in turn.
+
+    For every result of the validation: its value with the models as they are and, per
+    parameter, the relative change of the result at each end (``None`` where the result is
+    not a number, with ``changed`` telling whether it changed at all). ``executor`` (a
+    ``concurrent.futures`` executor) runs the variations in parallel.
+    """
+    names = only or list(VALIDATIONS)
+    unknown = [n for n in names if n not in VALIDATIONS]
+    if unknown:
+        raise ValueError(f"unknown validation {unknown[0]!r}; known: {', '.join(VALIDATIONS)}")
+    base: dict[str, list[dict[str, Any]]] = {}
+    jobs: list[tuple[str, str, str, float]] = []
+    for g in names:
+        base[g] = VALIDATIONS[g]()
+        for section in VALIDATION_MODELS[g]:
+            for name in parameters(section):
+                for f in (1.0 - step, 1.0 + step):
+                    if varied(section, name, f) is not None:
+                        jobs.append((g, section, name, f))
+    done = executor.map(_sensitivity_job, jobs) if executor is not None else \
+        map(_sensitivity_job, jobs)
+    effects: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = {}
+    for i, (g, section, name, factor, rows) in enumerate(done):
+        if log:
+            log(f"sensitivity: {i + 1}/{len(jobs)} {g}: {section}.{name} x{factor:g}")
+        for b, r in zip(base[g], rows):
+            key = (b["case"], b["measure"])
+            e = effects.setdefault((g, *key), {}).setdefault((section, name), {
+                "section": section, "parameter": name, "low": None, "high": None,
+                "changed": False})
+            b0, v = _number(b["simulated"]), _number(r["simulated"])
+            rel = None if b0 is None or v is None else (
+                (v - b0) / abs(b0) if b0 else (0.0 if v == b0 else math.inf))
+            e["low" if factor < 1 else "high"] = rel
+            e["changed"] = e["changed"] or r["simulated"] != b["simulated"]
+    results = []
+    for g in names:
+        for b in base[g]:
+            params = list(effects.get((g, b["case"], b["measure"]), {}).values())
+            params.sort(key=lambda e: (-max(abs(e["low"] or 0.0), abs(e["high"] or 0.0)),
+                                       not e["changed"], e["section"], e["parameter"]))
+            results.append({"validation": g, "case": b["case"], "measure": b["measure"],
+                            "simulated": b["simulated"], "parameters": params})
+    return {"step": step, "results": results}
+
+
+def format_sensitivity(res: dict[str, Any], top: int = 3) -> str:
+    """Per result, the parameters that move it most (change of the result at -/+ the step)."""
+    pct = round(res["step"] * 100)
+    lines = [f"How each result moves when one model parameter moves by -{pct} % / +{pct} %; the "
+             f"{top} that move it most (docs/model.md lists every parameter)", ""]
+    for r in res["results"]:
+        sim = r["simulated"]
+        shown = f"{sim:,.4g}" if isinstance(sim, float) else str(sim)
+        lines.append(f"{r['case'][:60]} | {r['measure'][:48]}: {shown}")
+        moving = [e for e in r["parameters"] if e["changed"]][:top]
+        if not moving:
+            lines.append("    no parameter moves it")
+        for e in moving:
+            def p(x: float | None) -> str:
+                return "changes" if x is None else f"{x * 100:+.1f} %"
+            lines.append(f"    {e['section']}.{e['parameter']:<28} {p(e['low']):>10} "
+                         f"{p(e['high']):>10}")
+    return "\n".join(lines)
 
 
 def format_validation(res: dict[str, Any]) -> str:

@@ -47,6 +47,7 @@ from ..basics.units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, pages_or_size, s
 from ..basics.workloads import WorkloadError, resolve_params
 from ..cp.grammar import VERBS, known_verb, parse_command
 from ..lessons.objectives import GUEST_STATES, KINDS, METHODS, default_text
+from ..migrations.models import problem as model_problem
 
 FORMAT = "ssisim-scenario"
 CURRENT_VERSION = 1
@@ -439,11 +440,34 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
         raise ScenarioError(ctx.path, ctx.lines.line(("lesson", "pass_score")),
                             "lesson.pass_score", f"{lesson.pass_score:g} is more than the "
                             f"objectives' {sum(o.points for o in objectives):g} points")
+    model = _model(ctx, top.get("model", dict, {}))
     top.done()
     return ScenarioConfig(name=name, members=members, guests=guests, links=links,
                           datastores=datastores, timeline=timeline, objectives=objectives,
                           lesson=lesson, description=description, seed=seed,
-                          duration_s=duration, step_s=step, sample_s=sample)
+                          duration_s=duration, step_s=step, sample_s=sample, model=model)
+
+
+def _model(ctx: _Context, t: Any) -> dict[str, dict[str, float]]:
+    """The ``[model.SECTION]`` tables: parameter values that replace the model's for this run."""
+    r = _Reader(ctx, t, ("model",), "model")
+    out: dict[str, dict[str, float]] = {}
+    for section in list(r.table):
+        bad = model_problem(section)
+        if bad:
+            raise r.fail(section, bad)
+        sr = _Reader(ctx, r.get(section, dict), ("model", section), f"model.{section}")
+        values: dict[str, float] = {}
+        for name in list(sr.table):
+            v = sr.get(name, (int, float, str, bool, list, dict))
+            bad = model_problem(section, name, v)
+            if bad:
+                raise sr.fail(name, bad)
+            values[name] = v
+        sr.done()
+        out[section] = values
+    r.done()
+    return out
 
 
 def _lesson(ctx: _Context, t: Any) -> LessonConfig:

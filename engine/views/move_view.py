@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from ..kernels import moves as M
 from ..migrations.lpm import LPMove, msp_pages_per_s
 from ..migrations.migration import Migration
-from ..migrations.pause import PAUSE, Pause
-from ..migrations.storage_vmotion import MODEL as SVM_MODEL
+from ..migrations.pause import Pause
 from ..migrations.storage_vmotion import VMotion, block_s
 from ..world.state import MigrationSnapshot, MovePassSnapshot, PauseSnapshot
 from .cluster import Cluster
@@ -67,12 +66,13 @@ class MoveView:
             return 0.0
         if isinstance(mv, LPMove):
             ratio = self.sim.lpm._ratio(mv, len(mv.passes) <= 1) if mv.compress else 1.0
-            return mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio)
+            return mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio, self.sim.lpm.model)
         stores = self.sim.svm.datastores
         src, dst = stores.get(mv.source), stores.get(mv.dest)
         if src is None or dst is None:
             return 0.0
-        return 1.0 / max(block_s(src), block_s(dst))
+        svm = self.sim.svm.model
+        return 1.0 / max(block_s(src, svm), block_s(dst, svm))
 
     def _pass_size(self, mv: Migration) -> int:
         """What the current pass has to copy in all (its copied units plus those pending)."""
@@ -103,7 +103,7 @@ class MoveView:
             down = 0.0
         else:
             down = (mv.t_end if mv.t_end is not None else now) - mv.t_quiesce
-        unit_bytes = 4096 if mv.unit == "pages" else SVM_MODEL.block_bytes
+        unit_bytes = 4096 if mv.unit == "pages" else self.sim.svm.model.block_bytes
         return MigrationSnapshot(
             "LPM" if mv.kind == "lpm" else "VMOTION", mv.guest.userid, mv.source, mv.dest,
             mv.options, mv.state, mv.result, mv.message, round(mv.t_start, 6),
@@ -170,9 +170,10 @@ class MoveView:
         end = p.t_end
         done_pages = 0
         progress = 1.0
+        pm = self.sim.pause.model
         if phase in ("prepare", "boot", "restart"):
-            length = {"prepare": PAUSE.prepare_s.get(kind, 2.0), "boot": PAUSE.boot_s,
-                      "restart": PAUSE.restart_s.get(kind, 0.5)}[phase]
+            length = {"prepare": pm.prepare_s.get(kind, 2.0), "boot": pm.boot_s,
+                      "restart": pm.restart_s.get(kind, 0.5)}[phase]
             progress = 1.0 - (p.t_phase_end - now) / length if length > 0 else 1.0
             done_pages = image if phase == "restart" else 0
         elif phase in ("write", "read"):
@@ -182,7 +183,7 @@ class MoveView:
         elif phase == "serving" and end is not None and now + 1e-9 < end:
             # resumed: the first request is being answered
             phase = "first request"
-            progress = 1.0 - (end - now) / PAUSE.request_s if PAUSE.request_s > 0 else 1.0
+            progress = 1.0 - (end - now) / pm.request_s if pm.request_s > 0 else 1.0
             done_pages = image
             end = None
         elif phase == "logged off":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -16,6 +17,32 @@ import numpy as np
 from ..kernels import pages as K
 from .state import STATE_CLASS, Guest, Member
 from .world import World
+
+
+@dataclass(frozen=True)
+class PagingModel:
+    """CP's own costs of paging: CPU per fault and per page moved, and the XSTOR free target.
+
+    Orders of magnitude of CP's instruction paths on the machines of the calibration cases
+    (z10 to z16): a page fault resolved from XSTOR is a synchronous move of one page plus the
+    fault path (about 15 us); a DASD fault costs CP its fault path and the I/O set-up, the wait
+    itself being the device's (``dasd_wait_s``); a first touch takes a frame off the free list
+    and clears it. None of the calibration cases pages, so these are stated, not fitted.
+    """
+
+    #: A page fault served from XSTOR: synchronous, this long (seconds of the guest's CPU).
+    xstor_fault_s: float = 15e-6
+    #: CPU CP spends handling a DASD page fault (the wait itself is the device's).
+    dasd_fault_cpu_s: float = 8e-6
+    #: First touch of a page: CP finds and clears a frame.
+    new_page_s: float = 1.5e-6
+    #: CPU of CP's own paging work, charged to the member, seconds per page moved.
+    cp_cpu_per_page_s: float = 4e-6
+    #: XSTOR migration starts when less than this share of blocks is free, and frees twice it.
+    xstor_free_target: float = 0.05
+
+
+PAGING = PagingModel()
 
 
 class PagingWorld(World, Protocol):

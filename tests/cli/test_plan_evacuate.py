@@ -1,0 +1,134 @@
+"""``ssisim plan evacuate``: the planner finds the order that fits, names the guest that cannot
+move with the storage check's reason, and its written plan replays to the figures it printed."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ssisim.cli import main
+from ssisim.engine import EvacuateError, parse_window
+
+# MEMB2 has 1G of free frames and 4G of paging space. BIG (3.5G defined, 1G in use) fits in its
+# frames; SMALL (2.5G, all in use) overflows them into the paging space. SMALL first leaves less
+# paging space than BIG's size (VMRELOCATE's check: a guest's size must not exceed the
+# destination's free paging space); BIG first leaves room for SMALL. HUGE is larger than MEMB2's
+# paging space, so the storage check refuses it whatever the order.
+SMALL_CASE = """
+format = "ssisim-scenario"
+version = 1
+name = "Order matters"
+
+[run]
+seed = 3
+duration_s = 300
+step_s = 1
+sample_s = 10
+
+[[member]]
+name = "MEMB1"
+cpus = 4
+central = "8G"
+  [[member.volume]]
+  size = "8G"
+
+[[member]]
+name = "MEMB2"
+cpus = 4
+central = "1040M"
+  [[member.volume]]
+  size = "4G"
+
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{gbps = 8, ctcs = 4}]
+
+[[guest]]
+userid = "BIG"
+member = "MEMB1"
+storage = "3584M"
+workload = { type = "seqtouch", buffer_mb = 1024, write = 0, rate_pages_s = 400000 }
+
+[[guest]]
+userid = "SMALL"
+member = "MEMB1"
+storage = "2560M"
+vcpus = 2
+workload = { type = "seqtouch", write = 0, rate_pages_s = 400000 }
+
+[[guest]]
+userid = "HUGE"
+member = "MEMB1"
+storage = "4G"
+workload = { type = "idle" }
+"""
+
+
+def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def column(out: str, label: str) -> list[str]:
+    """The cells of one row of the side-by-side table."""
+    line = next(ln for ln in out.splitlines() if ln.startswith(label + "  "))
+    return line[len(label):].split()
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    p = tmp_path / "order.toml"
+    p.write_text(SMALL_CASE, encoding="utf-8")
+    return p
+
+
+def test_the_planner_finds_the_order_that_fits_and_its_plan_replays(capsys, small, tmp_path):
+    out_dir = tmp_path / "plan"
+    rc, out, err = call(capsys, "plan", "evacuate", str(small), "--member", "memb1", "--at",
+                        "20", "--out", str(out_dir), "--top", "20", "--workers", "1", "-q")
+    assert rc == 0, err
+    # the best plan moves both guests that can move, BIG before SMALL
+    assert column(out, "guests moved")[0] == "2/3"
+    commands = (out_dir / "commands.txt").read_text(encoding="utf-8").splitlines()
+    assert [re.search(r"USER (\w+)", c).group(1) for c in commands] == ["BIG", "SMALL"]
+    # smaller first leaves BIG without room: such a plan moves fewer guests and ranks lower
+    assert "1/3" in column(out, "guests moved")
+    # HUGE is named, with the storage check's message
+    assert re.search(r"HUGE: to MEMB2: its current storage \(4\S*\) exceeds the available "
+                     r"paging space of MEMB2", out), out
+    # the written scenario replays to the figures the planner printed
+    rc, js, err = call(capsys, "run", str(out_dir / "plan.toml"), "--json", "-", "--no-store",
+                       "-q")
+    assert rc == 0, err
+    rels = json.loads(js)["relocations"]
+    assert sorted(r["guest"] for r in rels if r["result"] == "relocated") == ["BIG", "SMALL"]
+    total = max(r["start_s"] + r["relocation_s"] for r in rels) - 20
+    worst = max(r["quiesce_s"] for r in rels)
+    assert float(column(out, "total s")[0].replace(",", "")) == pytest.approx(total, abs=0.05)
+    assert float(column(out, "worst quiesce s")[0]) == pytest.approx(worst, abs=0.005)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--member", "MEMB9"], "--member MEMB9: not a member"),
+    (["--member", "MEMB1", "--to", "MEMB1"], "--to MEMB1: that is the member being evacuated"),
+    (["--member", "MEMB1", "--to", "MEMB7"], "--to MEMB7: not a member"),
+    (["--member", "MEMB1", "--window", "two hours"], "--window two hours: write seconds"),
+    (["--member", "MEMB2"], "no guest is logged on to MEMB2"),
+])
+def test_bad_input_is_one_line_and_exit_1(capsys, small, argv, words):
+    rc, out, err = call(capsys, "plan", "evacuate", str(small), *argv, "--workers", "1", "-q")
+    assert rc == 1
+    assert err.count("\n") == 1 and words in err and "Traceback" not in err, err
+
+
+def test_windows_are_read_as_an_operator_writes_them():
+    assert parse_window("2h") == 7200
+    assert parse_window("1h30m") == 5400
+    assert parse_window("90m") == parse_window("5400") == parse_window("5400s") == 5400
+    for bad in ("", "h", "2x", "-5", "0", "1h 2q"):
+        with pytest.raises(EvacuateError):
+            parse_window(bad)
