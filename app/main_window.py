@@ -44,6 +44,7 @@ from .cluster_view import ClusterView
 from .commands import only_asks, relocate_command
 from .completion import CommandHistory
 from .console import Console
+from .evacuate_dialog import EvacuateDialog
 from .event_log import EventLog
 from .futures import when_done
 from .guest_detail import GuestDetail
@@ -57,6 +58,7 @@ from .preferences import Preferences
 from .preferences_dialog import PreferencesDialog
 from .relocate_dialog import RelocateDialog
 from .relocation_panel import RelocationPanel
+from .sweep_dialog import SweepDialog
 from .theme import apply_theme
 from .training import Training
 from .worker import SimWorker
@@ -262,6 +264,12 @@ class MainWindow(QMainWindow):
         self.act_console = a("Focus console", self.focus_console, "Ctrl+L",
                              "Type a CP command")
         self.act_prefs = a("Preferences...", self.edit_preferences, None)
+        self.act_evacuate = a("&Evacuate member...", self.plan_evacuation, None,
+                              "Search, run and rank plans to empty a member of this scenario; "
+                              "play the one you choose")
+        self.act_sweep = a("S&weep...", self.plan_sweep, None,
+                           "Run this scenario over varied fields and seeds, and chart the "
+                           "measures")
         self.act_keys = a("Keyboard shortcuts", self.show_shortcuts, None)
         self.act_about = a("About ssisim", self.show_about, None)
 
@@ -312,6 +320,9 @@ class MainWindow(QMainWindow):
         for act in self.speed_actions.values():
             sm.addAction(act)
         self.training.add_menu(mb)
+        m = mb.addMenu("&Plan")
+        m.addAction(self.act_evacuate)
+        m.addAction(self.act_sweep)
         m = mb.addMenu("&View")
         for dock in self.docks.values():
             m.addAction(dock.toggleViewAction())
@@ -720,6 +731,46 @@ class MainWindow(QMainWindow):
         self.model.running = False
         self._show_running()
 
+    def play_scenario(self, sc: ScenarioConfig, what: str) -> bool:
+        """Start a scenario built here (an evacuation plan's), asking first if work would be
+        lost; ``what`` names it in the question and the status bar. True when started."""
+        if not self.confirm_discard(f"play {what}"):
+            return False
+        self.start_scenario(sc)
+        self.statusBar().showMessage(f"Loaded {what}: its commands are in the scenario's "
+                                     "timeline; Run to watch it", 10000)
+        return True
+
+    def _plan_dialog(self, kind: type) -> QDialog | None:
+        """The open planning dialog of this kind for the loaded scenario, brought to the
+        front (one at a time)."""
+        for d in self._dialogs:
+            if isinstance(d, kind) and getattr(d, "scenario", None) is self.scenario:
+                d.raise_()
+                d.activateWindow()
+                return d
+        return None
+
+    def plan_evacuation(self, processes: int | None = None) -> EvacuateDialog:
+        """Plan > Evacuate member...: the evacuation planner on the loaded scenario."""
+        old = self._plan_dialog(EvacuateDialog)
+        if isinstance(old, EvacuateDialog):
+            return old
+        dlg = EvacuateDialog(self.scenario, self.play_scenario, processes, self)
+        self._keep(dlg)
+        dlg.show()
+        return dlg
+
+    def plan_sweep(self, processes: int | None = None) -> SweepDialog:
+        """Plan > Sweep...: a sweep of the loaded scenario, stored in the run database."""
+        old = self._plan_dialog(SweepDialog)
+        if isinstance(old, SweepDialog):
+            return old
+        dlg = SweepDialog(self.scenario, self.db_path, processes, self)
+        self._keep(dlg)
+        dlg.show()
+        return dlg
+
     def edit_cluster(self) -> ClusterEditor:
         """Edit > Cluster...: the scenario's members, volumes, links and guests, in its file
         (one editor at a time)."""
@@ -862,6 +913,9 @@ class MainWindow(QMainWindow):
         self._closed = True
         self.timer.stop()
         self.worker.stop()
+        for d in self._dialogs:  # planning under way stops with the window
+            if isinstance(d, EvacuateDialog | SweepDialog):
+                d.cancel()
         self._background.shutdown(wait=False, cancel_futures=True)
         if self._gc_held and not self.worker.isRunning():
             self._gc_held = False

@@ -39,7 +39,7 @@ class MoveLine:
     active: bool
     stopped: bool  # the guest is stopped now (its downtime is counting)
     colour_state: str  # a key of theme.STATE_COLOURS for the bar
-    status: str  # "pass 2 (intermediate)", "writing the image to swap (2 of 2)", ...
+    status: str  # "pass 2 (intermediate)", "writing the image to swap (3 of 3)", ...
     progress: float | None  # share of the current pass or phase done; None: no bar
     progress_text: str
     detail: str
@@ -129,8 +129,9 @@ def migration_line(m: MigrationSnapshot, now: float) -> MoveLine:
 
 #: Phases of pausing and letting go: what each is called, and its place among the phases.
 _PHASES = {
-    ("suspend", "prepare"): "freezing the services (1 of 2)",
-    ("suspend", "write"): "writing the image to swap (2 of 2)",
+    ("suspend", "prepare"): "freezing the services (1 of 3)",
+    ("suspend", "reclaim"): "swapping out what the image cannot hold (2 of 3)",
+    ("suspend", "write"): "writing the image to swap (3 of 3)",
     ("suspend", "halted"): "halted: the image is on the swap disk",
     ("resume", "boot"): "booting the kernel (1 of 3)",
     ("resume", "read"): "reading the image back (2 of 3)",
@@ -146,6 +147,7 @@ _PHASES = {
 #: The same phases in a word or two, for a guest's tile.
 _PHASES_SHORT = {
     ("suspend", "prepare"): "freezing",
+    ("suspend", "reclaim"): "swapping out",
     ("suspend", "write"): "writing image",
     ("resume", "boot"): "booting",
     ("resume", "read"): "reading image",
@@ -157,7 +159,7 @@ _PHASES_SHORT = {
 
 
 def pause_phase(p: PauseSnapshot, short: bool = False) -> str:
-    """What a suspend, resume or CP STOP is doing now: ``writing the image to swap (2 of 2)``,
+    """What a suspend, resume or CP STOP is doing now: ``writing the image to swap (3 of 3)``,
     or with ``short`` a word or two for a tile (``writing image``)."""
     table = _PHASES_SHORT if short else _PHASES
     return table.get((p.action, p.phase), p.phase)

@@ -62,7 +62,11 @@ from .planning.evacuate import (
     plan_evacuation,
 )
 from .planning.evacuate import commands_text as evacuation_commands
+from .planning.evacuate import headline as evacuation_headline
+from .planning.evacuate import not_moved as evacuation_not_moved
+from .planning.evacuate import plan_table as evacuation_table
 from .planning.evacuate import scenario_text as evacuation_scenario
+from .planning.evacuate import why_best as evacuation_why_best
 from .planning.sweep import MEASURES as SWEEP_MEASURES
 from .planning.sweep import Point as SweepPoint
 from .planning.sweep import (
@@ -113,7 +117,8 @@ __all__ = [
     "apply_session", "build_summary", "bundled_dir", "bundled_scenarios", "check_measures",
     "ChpidConfig", "Command", "COMMAND_TYPES", "CPError", "CPResponse", "CURRENT_VERSION",
     "DatastoreConfig", "default_db_path", "DiskConfig", "DISPATCH", "DORMANT", "ELIGIBLE",
-    "EvacuateError", "evacuation_commands", "evacuation_scenario", "EvacuationResult", "Event",
+    "EvacuateError", "evacuation_commands", "evacuation_headline", "evacuation_not_moved",
+    "evacuation_scenario", "evacuation_table", "evacuation_why_best", "EvacuationResult", "Event",
     "find_lesson", "find_scenario", "format_benchmarks", "format_debrief", "format_evacuation",
     "format_sensitivity", "format_size", "format_summary", "format_validation", "grade_session",
     "GuestConfig", "GuestSample", "GuestSnapshot", "HintConfig", "INCOMING", "known_verb",

@@ -390,6 +390,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a stored run's report: HTML with PNG charts and the CSV data behind them."""
     from ssisim import report
 
+    if (args.run_id is None) == (args.sweep is None):
+        raise UserError("name a stored run (ssisim report RUN_ID --out DIR) or a stored sweep "
+                        "(ssisim report --sweep ID --out DIR), one of the two")
+    if args.sweep is not None:
+        try:
+            rep = report.write_sweep_report(args.sweep, Path(args.out), args.db)
+        except report.ReportError as e:
+            raise UserError(str(e)) from None
+        say(f"Report of sweep {args.sweep}: {terminal_text(rep.path)} ({len(rep.charts)} "
+            f"charts, {len(rep.data)} data files)")
+        return 0
     try:
         rep = report.write_report(args.run_id, Path(args.out), args.db)
     except report.ReportError as e:
@@ -441,26 +452,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     if args.until is not None:
         check_steps(args.until, scenario.step_s, "--until")
+    # open the store first: a database we cannot write is better known before a long sweep
+    store = engine.RunStore(args.db) if not args.no_store else None
     workers = args.workers or os.cpu_count() or 1
     bar = tqdm(total=len(points), desc="sweep", unit="run", file=sys.stderr, disable=args.quiet)
 
     def progress(done: int, total: int) -> None:
         bar.update(done - bar.n)
 
+    # the points' run summaries come back with their measures when the sweep is stored
+    summaries: list[dict[str, Any]] | None = [] if store is not None else None
+    started = _now()
     if args.cluster:
-        results = _sweep_on_cluster(args.cluster, points, measures, args.until, progress)
+        results = _sweep_on_cluster(args.cluster, points, measures, args.until, progress,
+                                    summaries)
     elif workers == 1:
-        results = engine.run_sweep(points, measures, args.until, progress=progress)
+        results = engine.run_sweep(points, measures, args.until, progress=progress,
+                                   summaries=summaries)
     else:
         with ProcessPoolExecutor(workers) as ex:
-            results = engine.run_sweep(points, measures, args.until, ex, progress)
+            results = engine.run_sweep(points, measures, args.until, ex, progress, summaries)
     bar.close()
     rows = engine.sweep_table(points, results, measures)
-    cols = list(rows[0]) if rows else []
-    widths = {c: max(len(c), *(len(_cell(r[c])) for r in rows)) for c in cols}
-    say("  ".join(c.rjust(widths[c]) for c in cols))
-    for r in rows:
-        say("  ".join(_cell(r[c]).rjust(widths[c]) for c in cols))
+    cols = _print_sweep_table(rows)
     if args.csv:
         with Path(args.csv).open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
@@ -474,16 +488,117 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             out = charts.sweep_measure(rows, paths, m, Path(args.chart) / f"{m}.png",
                                        f"{terminal_text(scenario.name)[:60]}: {m}")
             say(f"chart: {out}")
+    if store is not None:
+        with store:
+            sweep_id = store.save_sweep(
+                scenario_name=scenario.name, scenario_path=str(path),
+                scenario_hash=scenario.source_hash, scenario_text=text, varies=varies,
+                seeds=args.seeds, measures=measures, until_s=args.until,
+                points=[{"values": p.values, "seed": p.seed, "measures": r, "summary": s}
+                        for p, r, s in zip(points, results, summaries or [])],
+                started_at=started, finished_at=_now(), version=__version__)
+        say(f"Stored as sweep {sweep_id} in {store.path} (ssisim show-sweep {sweep_id}"
+            f"{_db_option(args.db)})")
+    return 0
+
+
+def _db_option(db: str | None) -> str:
+    """`` --db PATH`` for a command to suggest, when another database than the default was
+    used."""
+    return f" --db {db}" if db else ""
+
+
+def _print_sweep_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Print a sweep's table (a row per combination of varied values: the mean, min and max of
+    each measure over the seeds) in aligned columns; returns the columns."""
+    cols = list(rows[0]) if rows else []
+    widths = {c: max(len(c), *(len(_cell(r[c])) for r in rows)) for c in cols}
+    say("  ".join(c.rjust(widths[c]) for c in cols))
+    for r in rows:
+        say("  ".join(_cell(r[c]).rjust(widths[c]) for c in cols))
+    return cols
+
+
+def _stored_sweep(store: Any, sweep_id: int, db: str | None) -> dict[str, Any]:
+    """A stored sweep, or a ``UserError`` that lists the stored ones (and says so when the id
+    is a run's)."""
+    rec = store.sweep(sweep_id)
+    if rec is not None:
+        return dict(rec)
+    ids = [s["id"] for s in store.sweeps()]
+    more = " ..." if len(ids) > 20 else ""
+    known = f"stored sweeps: {', '.join(map(str, ids[:20]))}{more}" if ids else \
+        "no sweeps stored"
+    run = f"; run {sweep_id} is a run: ssisim show {sweep_id}{_db_option(db)}" \
+        if store.run(sweep_id) is not None else ""
+    raise UserError(f"sweep {sweep_id} is not in {store.path} ({known}{run})")
+
+
+def _open_existing_store(db: str | None, what: str) -> Any:
+    """The run store at ``db`` (default: the user's), or a ``UserError`` when there is no
+    database file at all (``what`` names what was looked for: "sweep 3")."""
+    from ssisim import engine
+
+    path = Path(db) if db else engine.default_db_path()
+    if not path.exists():
+        raise UserError(f"{what} is not in {path} (nothing stored: the file does not exist)")
+    return engine.RunStore(path)
+
+
+def cmd_sweeps(args: argparse.Namespace) -> int:
+    """List stored sweeps."""
+    from ssisim import engine
+
+    db = Path(args.db) if args.db else engine.default_db_path()
+    if not db.exists():
+        print(f"No sweeps stored yet (no database at {db}).")
+        return 0
+    with engine.RunStore(db) as store:
+        sweeps = store.sweeps()
+    if not sweeps:
+        print("No sweeps stored yet.")
+        return 0
+    print(f"{'ID':>5}  {'FINISHED':<25}  {'POINTS':>6}  {'SEEDS':>5}  SCENARIO, VARIED")
+    for s in sweeps:  # names, paths and values come from files: escaped (terminal_text)
+        varied = ", ".join(f"{p} ({len(vs)})" for p, vs in s["varies"]) or "nothing varied"
+        say(f"{s['id']:>5}  {terminal_text(s['finished_at']):<25}  {s['points']:>6}  "
+            f"{s['seeds']:>5}  {terminal_text(s['scenario_name'])} "
+            f"({terminal_text(s['scenario_path'])}); {terminal_text(varied)}")
+    return 0
+
+
+def cmd_show_sweep(args: argparse.Namespace) -> int:
+    """Print a stored sweep's table again, as the sweep printed it."""
+    from ssisim import engine
+
+    with _open_existing_store(args.db, f"sweep {args.sweep_id}") as store:
+        rec = _stored_sweep(store, args.sweep_id, args.db)
+        points = store.sweep_points(args.sweep_id)
+    rows = engine.sweep_table([engine.SweepPoint(p["values"], p["seed"], "") for p in points],
+                              [p["measures"] for p in points], rec["measures"])
+    if args.json:
+        _write_json({"sweep": {k: v for k, v in rec.items() if k != "scenario_text"},
+                     "rows": rows}, args.json)
+        return 0
+    until = "each point's duration_s" if rec["until_s"] is None else f"{rec['until_s']:g} s"
+    say(f"Sweep {rec['id']}: {terminal_text(rec['scenario_path'])} (sha256 "
+        f"{terminal_text(rec['scenario_hash'][:12])}), {rec['points']} runs, {rec['seeds']} "
+        f"seed(s) per point, to {until}; ssisim {terminal_text(rec['program_version'])}, "
+        f"{terminal_text(rec['started_at'])} .. {terminal_text(rec['finished_at'])}")
+    for p, vs in rec["varies"]:
+        say(f"  --vary {terminal_text(p)}={terminal_text(','.join(map(str, vs)))}")
+    _print_sweep_table(rows)
     return 0
 
 
 def _sweep_on_cluster(where: str, points: Any, measures: list[str], until: float | None,
-                      progress: Callable[[int, int], None]) -> Any:
+                      progress: Callable[[int, int], None],
+                      summaries: list[dict[str, Any]] | None = None) -> Any:
     """Run a sweep's points on a Dask distributed cluster (see ``_cluster_executor``)."""
     from ssisim import engine
 
     with _cluster_executor(where) as ex:
-        return engine.run_sweep(points, measures, until, ex, progress)
+        return engine.run_sweep(points, measures, until, ex, progress, summaries)
 
 
 @contextlib.contextmanager
@@ -771,9 +886,9 @@ def cmd_charts(args: argparse.Namespace) -> int:
                                             out / "pause-pages.png", phases))
     written.append(charts.scheduling(pause_runs, ["WAS01", "DB01"], out / "pause-scheduling.png"))
     large = {}
-    for gb in (2500, 2000, 1500):
+    for gb in (2560, 2048, 1536):
         sim = run(f"large/guest-2tb-{gb}g")
-        large[f"{gb / 1000:.1f} TB central"] = (member_rows(sim), guest_rows(sim))
+        large[f"{gb / 1024:.1f} TB central"] = (member_rows(sim), guest_rows(sim))
         del sim
     written.append(charts.large_guest(large, out / "large-guest-2tb.png"))
     summary = engine.build_summary(run("migration-comparison"))
@@ -905,9 +1020,13 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--events", action="store_true", help="list the run's events too")
     sh.set_defaults(fn=cmd_show)
 
-    rp = sub.add_parser("report", help="write a stored run's report: HTML, PNG charts, CSV data")
+    rp = sub.add_parser("report", help="write a stored run's or sweep's report: HTML, PNG "
+                        "charts, CSV data")
     rp.add_argument("run_id", type=_whole("RUN_ID", 1, MAX_SEED, "2^63-1"), metavar="RUN_ID",
-                    help="the run's id, 1 to 2^63-1 (see ssisim runs)")
+                    nargs="?", help="the run's id, 1 to 2^63-1 (see ssisim runs)")
+    rp.add_argument("--sweep", type=_whole("--sweep", 1, MAX_SEED, "2^63-1"), metavar="ID",
+                    help="instead of a run: a stored sweep's table, a chart of each measure "
+                    "and its data (see ssisim sweeps)")
     rp.add_argument("--out", required=True, metavar="DIR",
                     help="folder for report.html, its charts and data (created if needed)")
     rp.add_argument("--db", metavar="PATH")
@@ -946,7 +1065,20 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--chart", metavar="DIR", help="a PNG chart of each measure against the "
                     "first varied field in DIR (MEASURE.png)")
     sw.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sw.add_argument("--db", metavar="PATH", help="run database (default: in the user data dir)")
+    sw.add_argument("--no-store", action="store_true", help="do not store the sweep")
     sw.set_defaults(fn=cmd_sweep)
+
+    sws = sub.add_parser("sweeps", help="list stored sweeps")
+    sws.add_argument("--db", metavar="PATH")
+    sws.set_defaults(fn=cmd_sweeps)
+
+    ss = sub.add_parser("show-sweep", help="print a stored sweep's table again")
+    ss.add_argument("sweep_id", type=_whole("SWEEP_ID", 1, MAX_SEED, "2^63-1"),
+                    metavar="SWEEP_ID", help="the sweep's id, 1 to 2^63-1 (see ssisim sweeps)")
+    ss.add_argument("--db", metavar="PATH")
+    ss.add_argument("--json", metavar="PATH|-", help="the sweep and its table as JSON")
+    ss.set_defaults(fn=cmd_show_sweep)
 
     pl = sub.add_parser("plan", help="plan operations on the cluster: evacuate a member (see "
                         "docs/planning.md)")

@@ -21,7 +21,16 @@ from typing import Any
 from urllib.parse import quote
 
 from ssisim import charts
-from ssisim.engine import PAGES_PER_GB, RunStore, ScenarioError, default_db_path, load_scenario
+from ssisim.engine import (
+    PAGES_PER_GB,
+    SWEEP_MEASURES,
+    RunStore,
+    ScenarioError,
+    SweepPoint,
+    default_db_path,
+    load_scenario,
+    sweep_table,
+)
 from ssisim.text import csv_row
 
 #: The report's page, in the output folder next to its charts and data.
@@ -78,20 +87,11 @@ def write_report(run_id: int, out: str | Path, db: str | Path | None = None) -> 
     ReportError
         The run is not in the database, or the folder cannot be used.
     """
-    db_path = Path(db) if db else default_db_path()
-    hint = "ssisim runs" + (f" --db {db}" if db else "")
-    if not db_path.exists():
-        raise ReportError(f"run {run_id} is not in {db_path} (no runs stored: the file does not "
-                          "exist)")
+    db_path = _stored(db, "run", run_id)
     with RunStore(db_path) as store:
         rec = store.run(run_id)
         if rec is None:
-            ids = [r["id"] for r in store.runs()]
-            more = " ..." if len(ids) > 20 else ""
-            known = f"stored runs: {', '.join(map(str, ids[:20]))}{more}" if ids else \
-                "no runs stored"
-            raise ReportError(f"run {run_id} is not in {store.path} ({known}; `{hint}` lists "
-                              "them)")
+            raise _missing(store, "run", run_id, db)
         members = store.member_series(run_id)
         guests = store.guest_series(run_id)
         events = store.events(run_id)
@@ -100,6 +100,69 @@ def write_report(run_id: int, out: str | Path, db: str | Path | None = None) -> 
     folder = _folder(Path(out))
     try:
         return _Builder(rec, members, guests, events, folder, db_path).write()
+    except OSError as e:
+        raise ReportError(f"{folder}: cannot write the report ({e.strerror or e})") from None
+
+
+def _stored(db: str | Path | None, kind: str, ident: int) -> Path:
+    """The run database to read ``kind`` ``ident`` from; a ``ReportError`` when there is none."""
+    db_path = Path(db) if db else default_db_path()
+    if not db_path.exists():
+        raise ReportError(f"{kind} {ident} is not in {db_path} (nothing stored: the file does "
+                          "not exist)")
+    return db_path
+
+
+def _missing(store: RunStore, kind: str, ident: int, db: str | Path | None) -> ReportError:
+    """Run or sweep ``ident`` is not stored: which are, how to list them, and whether
+    ``ident`` is one of the other kind."""
+    ids = [r["id"] for r in (store.runs() if kind == "run" else store.sweeps())]
+    more = " ..." if len(ids) > 20 else ""
+    known = f"stored {kind}s: {', '.join(map(str, ids[:20]))}{more}" if ids else \
+        f"no {kind}s stored"
+    hint = f"ssisim {kind}s" + (f" --db {db}" if db else "")
+    if kind == "run" and store.sweep(ident) is not None:
+        other = f"; {ident} is a sweep: ssisim report --sweep {ident}"
+    elif kind == "sweep" and store.run(ident) is not None:
+        other = f"; {ident} is a run: ssisim report {ident}"
+    else:
+        other = ""
+    return ReportError(f"{kind} {ident} is not in {store.path} ({known}; `{hint}` lists "
+                       f"them{other})")
+
+
+def write_sweep_report(sweep_id: int, out: str | Path, db: str | Path | None = None) -> Report:
+    """Write the report of a stored sweep into a folder: its table, a chart of each measure
+    against the first varied field, and the data.
+
+    Parameters
+    ----------
+    sweep_id : int
+        The sweep's id in the run store (``ssisim sweeps`` lists them).
+    out : str or Path
+        The folder, created if needed; the report's files in it are overwritten.
+    db : str or Path, optional
+        The run database (default: the one in the user data directory).
+
+    Returns
+    -------
+    Report
+        The HTML page and the charts and data files written.
+
+    Raises
+    ------
+    ReportError
+        The sweep is not in the database, or the folder cannot be used.
+    """
+    db_path = _stored(db, "sweep", sweep_id)
+    with RunStore(db_path) as store:
+        rec = store.sweep(sweep_id)
+        if rec is None:
+            raise _missing(store, "sweep", sweep_id, db)
+        points = store.sweep_points(sweep_id)
+    folder = _folder(Path(out))
+    try:
+        return _SweepBuilder(rec, points, folder, db_path).write()
     except OSError as e:
         raise ReportError(f"{folder}: cannot write the report ({e.strerror or e})") from None
 
@@ -760,3 +823,128 @@ class _Builder:
         return ("data", "Data files", table(["file", "what", "rows"], rows, numeric=[2])
                 + "<p class=note>Times in simulated seconds; storage in 4 KB pages; rates in "
                   "pages per second.</p>")
+
+
+# -- the report of a sweep --------------------------------------------------------------------
+
+class _SweepBuilder:
+    """Writes one sweep's report: the table as CSV, every point as CSV, charts, the page."""
+
+    def __init__(self, rec: dict[str, Any], points: list[dict[str, Any]], out: Path,
+                 db: Path) -> None:
+        self.rec = rec
+        self.points = points
+        self.out = out
+        self.db = db
+        self.paths = [p for p, _ in rec["varies"]]
+        self.measures: list[str] = list(rec["measures"])
+        self.rows = sweep_table([SweepPoint(p["values"], p["seed"], "") for p in points],
+                                [p["measures"] for p in points], self.measures)
+        self.report = Report(out / REPORT_FILE)
+
+    def write(self) -> Report:
+        cols = list(self.rows[0]) if self.rows else []
+        table_csv = self._csv("sweep.csv", cols, ([r[c] for c in cols] for r in self.rows))
+        point_cols = ["seq", *self.paths, "seed", *self.measures, "run_id"]
+        values = [dict(p["values"]) for p in self.points]
+        points_csv = self._csv("points.csv", point_cols, (
+            [p["seq"], *(v.get(c) for c in self.paths), p["seed"],
+             *(p["measures"].get(m) for m in self.measures), p["run_id"]]
+            for p, v in zip(self.points, values)))
+        figures = self.charts()
+        page = self.page(cols, figures, [(table_csv, "the table: mean, min and max of each "
+                                          "measure over the seeds, a row per combination",
+                                          len(self.rows)),
+                                         (points_csv, "every run: its varied values, seed and "
+                                          "measures", len(self.points))])
+        tmp = self.report.path.with_name(REPORT_FILE + ".tmp")
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, self.report.path)
+        return self.report
+
+    def _csv(self, name: str, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+        path = self.out / name
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(csv_row(r) for r in rows)  # values come from files: no formulas
+        self.report.data.append(path)
+        return path
+
+    def charts(self) -> list[str]:
+        """A chart of each measure against the first varied field (none when nothing was
+        varied); the figures' HTML."""
+        if not self.paths or not self.rows:
+            return []
+        out, names = [], set()
+        for i, m in enumerate(self.measures, 1):
+            name = f"sweep-{_slug(m)}.png"
+            while name in names:  # two measures that clean to the same file name
+                name = name.removesuffix(".png") + "-2.png"
+            names.add(name)
+            charts.sweep_measure(self.rows, self.paths, m, self.out / name,
+                                 f"{self.rec['scenario_name'][:60]}: {m}")
+            self.report.charts.append(self.out / name)
+            what = SWEEP_MEASURES[m][0] if m in SWEEP_MEASURES else \
+                "the guest's mean throughput, in its workload's unit"
+            others = (" One line for each combination of " + ", ".join(self.paths[1:]) + "."
+                      if len(self.paths) > 1 else "")
+            out.append(f'<figure id="{esc(name)}"><img src="{esc(quote(name))}" '
+                       f'alt="{esc(m)}"><figcaption><b>Figure {i}. {esc(m)} against '
+                       f"{esc(self.paths[0])}.</b> {esc(what)}: the mean over the seeds, the "
+                       f"bar from the lowest to the highest.{esc(others)}</figcaption></figure>")
+        return out
+
+    def page(self, cols: list[str], figures: list[str],
+             data: list[tuple[Path, str, int]]) -> str:
+        rec = self.rec
+        name = rec["scenario_name"] or "(unnamed scenario)"
+        until = "each point's duration_s" if rec["until_s"] is None else \
+            _duration(float(rec["until_s"]))
+        rows = [
+            ("Scenario", name),
+            ("Scenario file", f"{rec['scenario_path'] or '-'} (sha256 "
+                              f"{(rec['scenario_hash'] or '-')[:16]})"),
+            *((f"Varied: {p}", ", ".join(map(_g, vs))) for p, vs in rec["varies"]),
+            ("Seeds per point", rec["seeds"]),
+            ("Runs", _num(rec["points"])),
+            ("Each run to", until),
+            ("Program", f"ssisim {rec['program_version']}"),
+            ("Ran", f"{rec['started_at']} to {rec['finished_at']}"),
+            ("Stored", f"sweep {rec['id']} in {self.db}"),
+        ]
+        numeric = [i for i, c in enumerate(cols) if c not in self.paths]
+        cells = [[_g(r[c]) if c in self.paths else _num(r[c], 0 if c == "runs" else 3)
+                  for c in cols] for r in self.rows]
+        sections = [("results", "Results",
+                     table(cols, cells, numeric=numeric)
+                     + "<p class=note>Each row: the runs of one combination of the varied "
+                       "values (one per seed), and the mean, lowest and highest of each "
+                       "measure over them; '-' where no run had the measure (no relocation)."
+                       "</p>")]
+        if figures:
+            sections.append(("charts", "Charts",
+                             '<div class="charts">' + "\n".join(figures) + "</div>"))
+        sections.append(("measures", "Measures", table(
+            ["measure", "what"],
+            [[m, SWEEP_MEASURES[m][0] if m in SWEEP_MEASURES else
+              "the guest's mean throughput, in its workload's unit"] for m in self.measures])))
+        drows = [[Raw(f'<a href="{esc(quote(p.name))}">{esc(p.name)}</a>'), what, _num(n)]
+                 for p, what, n in data]
+        sections.append(("data", "Data files", table(["file", "what", "rows"], drows,
+                                                     numeric=[2])))
+        nav = " ".join(f'<a href="#{esc(sid)}">{esc(title)}</a>' for sid, title, _ in sections)
+        body = "\n".join(f'<section id="{esc(sid)}">\n<h2>{esc(title)}</h2>\n{content}\n'
+                         "</section>" for sid, title, content in sections)
+        return (
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{esc(name)} - ssisim sweep {esc(rec['id'])}</title>\n"
+            f"<style>{CSS}</style>\n</head>\n<body>\n"
+            f"<header>\n<h1>{esc(name)}</h1>\n"
+            f"<p class=sub>ssisim sweep report, sweep {esc(rec['id'])}</p>\n"
+            + facts(rows)
+            + f"\n<nav>{nav}</nav>\n</header>\n{body}\n"
+            f"<footer><p class=note>Written by ssisim {esc(rec['program_version'])} from "
+            f"sweep {esc(rec['id'])}; charts are PNG files and the data CSV files in this "
+            "folder.</p></footer>\n</body>\n</html>\n")

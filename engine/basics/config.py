@@ -199,6 +199,11 @@ class TimelineEntry:
     at_s: float
     command: str
     line: int = 0  # line in the scenario file, for messages
+    #: "back_and_forth": a VMRELOCATE MOVE issued again, back to where the guest came from,
+    #: each time the previous relocation ends (continuous relocation); "" once
+    repeat: str = ""
+    #: no repeat starts after this time (None: until the run ends)
+    until_s: float | None = None
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .config import DEVICE_KINDS
 from .cp import shown
 from .units import MAX_PAGES, PAGES_PER_MB
 
@@ -37,6 +38,42 @@ _TX_COMMON = {
     "hot_fraction": Param(0.2, "fraction", "share of the working set that is hot", 0.0, 1.0),
     "hot_share": Param(0.8, "fraction", "share of references that go to the hot part", 0.0, 1.0),
 }
+
+# Start-up and guest disk I/O of the transaction workloads (application server, database, web
+# server). The disk's defaults are the figures of the ``eckd`` paging device kind
+# (basics/config.py ``DEVICE_KINDS``): a 3390 volume on a DS8000-class control unit, an I/O
+# served from its cache in about half a millisecond, four at once with HyperPAV aliases. They
+# are assumed, as a typical guest disk; a scenario gives its own where it knows them.
+_DISK = DEVICE_KINDS["eckd"]
+_TX_LIFE = {
+    "startup_cpu_s": Param(0, "s", "CPU seconds of initialisation before it serves (touches "
+                           "its working set); 0: none", 0, 1e6),
+    "ios_per_unit": Param(0, "I/Os", "disk I/Os per request or transaction", 0, 1e6),
+    "disk_service_ms": Param(_DISK.service_ms, "ms", "service time of one I/O on the guest's "
+                             "disk", 0.001, 1e4),
+    "disk_queue_depth": Param(_DISK.queue_depth, "count", "I/Os the guest's disk serves at once",
+                              1, 4096),
+}
+
+
+@dataclass(frozen=True)
+class VirtualIOModel:
+    """CP's cost of a guest's virtual I/O (section ``vio``).
+
+    A guest's disk I/O passes through CP: it intercepts the start of the channel program,
+    translates it (guest addresses to real ones, pinning the guest's buffer pages), starts the
+    real I/O and reflects its interrupt to the guest. The device time is the guest disk's own
+    (workload parameters ``disk_service_ms`` and ``disk_queue_depth``).
+    """
+
+    #: CPU CP spends on one virtual I/O of a guest, seconds at ``cpu_speed`` 1. Assumed: no
+    #: calibration case does guest I/O. Taken as the order of CP's DASD page-fault path with its
+    #: I/O set-up (``paging.dasd_fault_cpu_s``, 8 us) plus the translation of a short channel
+    #: program and the interrupt's reflection: 10 us.
+    cp_cpu_per_io_s: float = 10e-6
+
+
+VIO = VirtualIOModel()
 
 WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
     "none": {"unit": "pages/s", "doc": "no work at all: the guest goes dormant", "params": {}},
@@ -85,6 +122,7 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
             "net_interrupts_per_s": Param(20, "1/s", "network and heartbeat interrupts", 0,
                                           MAX_REQUEST_RATE),
             **_TX_COMMON,
+            **_TX_LIFE,
         },
     },
     "database": {
@@ -99,6 +137,7 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
             "net_interrupts_per_s": Param(0.5, "1/s", "network interrupts", 0, MAX_REQUEST_RATE),
             "hot_fraction": Param(0.1, "fraction", "share of the buffer pool that is hot", 0, 1),
             "hot_share": Param(0.9, "fraction", "share of references to the hot part", 0, 1),
+            **_TX_LIFE,
         },
     },
     "webserver": {
@@ -112,6 +151,7 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
             "write_frac": Param(0.05, "fraction", "share of references that change", 0, 1),
             "net_interrupts_per_s": Param(200, "1/s", "network interrupts", 0, MAX_REQUEST_RATE),
             **_TX_COMMON,
+            **_TX_LIFE,
         },
     },
 }
@@ -209,6 +249,66 @@ class Workload:
         self.params = resolve_params(self.kind, params)
         self.unit: str = WORKLOAD_TYPES[self.kind]["unit"]
         self.guest_pages = guest_pages
+        #: pages of the working set the start-up has still to initialise (0: serving)
+        self.startup_left = 0
+        #: where the start-up's walk over the working set stands
+        self.startup_pos = 0
+        #: simulated time the start-up began (None: not yet run)
+        self.startup_t0: float | None = None
+        #: the guest's logon (its count of logons) this application last ran in (None: never)
+        self.session: int | None = None
+        self.restart()
+
+    # -- start-up ------------------------------------------------------------------------------
+    def startup_pages(self) -> int:
+        """Pages the start-up initialises: the working set (0 without a start-up phase)."""
+        if self.params.get("startup_cpu_s", 0.0) <= 0:
+            return 0
+        return max(1, self.working_set_pages())
+
+    @property
+    def starting(self) -> bool:
+        """True while the application initialises: it uses CPU and serves nothing."""
+        return self.startup_left > 0
+
+    def restart(self) -> None:
+        """The application starts from the beginning (logon, or a new WORKLOAD START)."""
+        self.startup_left = self.startup_pages()
+        self.startup_pos = 0
+        self.startup_t0 = None
+
+    def carry_startup(self, prev: Workload) -> None:
+        """New parameters for the running application (``WORKLOAD SET``): its start-up stands
+        where ``prev``'s stood (done stays done; one under way goes on)."""
+        self.startup_left = min(self.startup_pages(), prev.startup_left)
+        self.startup_pos = prev.startup_pos if self.startup_left else 0
+        self.startup_t0 = prev.startup_t0 if self.startup_left else None
+
+    def startup_plan(self) -> RegionPlan:
+        """The start-up's walk: every page of the working set once, each changed (the heap is
+        initialised), at ``startup_cpu_s`` spread over its pages."""
+        total = self.startup_pages()
+        return RegionPlan(0, total, 0.0, self.startup_left, 1.0,
+                          self.params["startup_cpu_s"] / total, 0.0, 1.0)
+
+    # -- guest disk I/O ------------------------------------------------------------------------
+    def ios_per_unit(self) -> float:
+        """Disk I/Os per unit of work (request, transaction); 0 for types without disk I/O."""
+        return float(self.params.get("ios_per_unit", 0.0))
+
+    def disk_ios_per_s(self) -> float:
+        """Most I/Os per second the guest's disk serves: its concurrency over its service time."""
+        p = self.params
+        return p["disk_queue_depth"] / (p["disk_service_ms"] / 1000.0)
+
+    def served_requests(self, dt: float) -> float:
+        """Requests (transactions) the workload can serve in ``dt``: the offered rate, or what
+        its disk allows when each needs I/O."""
+        reqs = self.params["requests_per_s"] * dt
+        per = self.ios_per_unit()
+        if per > 0:
+            reqs = min(reqs, self.disk_ios_per_s() * dt / per)
+        return reqs
 
     def describe(self) -> str:
         """Type and non-default parameters, as a WORKLOAD START command would give them."""
@@ -224,6 +324,8 @@ class Workload:
         """True when the guest has work: it belongs on the dispatch list, not dormant."""
         if self.kind == "none":
             return False
+        if self.starting:
+            return True
         if self.kind == "idle":
             return self.params["poll"] >= 1
         if self.kind in ("appserver", "database", "webserver"):
@@ -270,7 +372,11 @@ class Workload:
         if self.kind == "randchange":
             per = p["cpu_us_per_page"] * 1e-6 + FAULT_ALLOWANCE_S
             return min(cap, p["rate_pages_s"] * dt * per)
-        return min(cap, p["requests_per_s"] * dt * p["cpu_ms_per_request"] / 1000.0)
+        serve = self.served_requests(dt) * p["cpu_ms_per_request"] / 1000.0
+        if self.starting:
+            r = self.startup_plan()
+            serve += self.startup_left * (r.cpu_s_per_touch + FAULT_ALLOWANCE_S)
+        return min(cap, serve)
 
     def plan(self, dt: float) -> list[RegionPlan]:
         """The regions to walk during a step of ``dt`` seconds."""
@@ -303,7 +409,7 @@ class Workload:
                                         refs, 1.0))
         else:
             wss = min(g, int(p["wss_mb"] * PAGES_PER_MB))
-            reqs = p["requests_per_s"] * dt
+            reqs = self.served_requests(dt)
             refs = reqs * p["pages_per_request"]
             cpu = reqs * p["cpu_ms_per_request"] / 1000.0
             hot = max(1, int(wss * p["hot_fraction"])) if p["hot_fraction"] > 0 else 0

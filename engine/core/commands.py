@@ -457,8 +457,12 @@ class CommandProcessor:
                 raise CPError("HCPLNX009E", f"{g.userid} cannot suspend: its image "
                               f"({image / PAGES_PER_MB:.0f} MB) does not fit its swap space "
                               f"({g.cfg.swap_pages / PAGES_PER_MB:.0f} MB)")
+            kept, swapped = self.sim.pause.image_split(g)
             self.sim.pause.suspend(g)
-            return [f"{g.userid}: hibernation started ({image / PAGES_PER_MB:.0f} MB to write)"]
+            how = "" if not swapped else (f": {swapped / PAGES_PER_MB:.0f} MB swapped out, then "
+                                          f"a {kept / PAGES_PER_MB:.0f} MB image")
+            return [f"{g.userid}: hibernation started ({image / PAGES_PER_MB:.0f} MB to write"
+                    f"{how})"]
         if not g.logged_on:
             raise CPError("HCPLNX045E", f"{g.userid} not logged on")
         if g.linux != "suspended":

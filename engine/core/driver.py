@@ -1,6 +1,8 @@
 """The workload driver: runs a guest's workload for part of a step, walking the regions its
 workload plans with the touch kernel and booking the pages that came in (first touches, XSTOR
-and DASD faults) and the CPU and throughput they cost.
+and DASD faults) and the CPU and throughput they cost. An application starting up first walks
+its working set (its start-up phase) and serves only once that is done; the disk I/Os of the
+work served cost CP CPU on the member.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..basics.workloads import VIO, VirtualIOModel, Workload
 from ..kernels import pages as K
 from ..migrations.pause import PauseEngine
 from ..world.paging import PAGING, Pager, PagingModel
@@ -29,15 +32,26 @@ class DriverWorld(World, Protocol):
 class WorkloadDriver:
     """Runs guests' workloads over their page bit-planes for one simulation."""
 
-    def __init__(self, world: DriverWorld, pager: Pager, model: PagingModel = PAGING) -> None:
+    def __init__(self, world: DriverWorld, pager: Pager, model: PagingModel = PAGING,
+                 vio: VirtualIOModel = VIO) -> None:
         self.world = world
         self.pager = pager
         self.model = model
+        self.vio = vio
         self.out = np.zeros(K.T_OUT_LEN, dtype=np.float64)
+        # per guest: the application and the walk state the driver last ran (to tell a new
+        # start of the application from new parameters for the running one)
+        self._seen: dict[str, tuple[Workload, list[list[int]]]] = {}
 
     def run(self, m: Member, g: Guest, dt: float, cpu_s: float, wait: float,
-                   io_left: list[float]) -> None:
-        plans = g.workload.plan(dt)
+            io_left: list[float]) -> None:
+        """Run ``g``'s workload for ``dt`` seconds with ``cpu_s`` of the member's CPU."""
+        w = self._application(g)
+        if w.starting:
+            dt, cpu_s = self._start_up(m, g, w, dt, cpu_s, wait, io_left)
+            if dt <= 1e-9:
+                return
+        plans = w.plan(dt)
         speed = m.cfg.cpu_speed
         units = 0.0
         cpu_used = 0.0
@@ -124,10 +138,101 @@ class WorkloadDriver:
                     break
         g.units_acc += units
         g.units_total += units
-        unit = g.workload.unit
+        unit = w.unit
         g.units_by_unit[unit] = g.units_by_unit.get(unit, 0.0) + units
         g.cpu_s_total += cpu_used
         m.cpu_used_step += cpu_used
+        ios = units * w.ios_per_unit()
+        if ios > 0:
+            # CP's path for each virtual I/O: work CP does for the guest, on the member's CPUs
+            cp_s = ios * self.vio.cp_cpu_per_io_s / speed
+            g.ios_total += ios
+            g.cpu_s_total += cp_s
+            m.ios_total += ios
+            m.vio_cpu_step += cp_s
+
+    def _application(self, g: Guest) -> Workload:
+        """``g``'s workload, with its application's start-up phase set for what happened since
+        the driver last ran the guest.
+
+        The application is what the guest runs for its users (``PauseEngine.own_workload``:
+        while Linux boots, suspends or resumes, the workload it will run again). It starts
+        afresh in every new logon, where Linux booted (an application that ran in an earlier
+        one starts up again), except that a guest resumed from its hibernation image goes on
+        with the application the image holds. A workload replaced while the walks were kept
+        (``WORKLOAD SET``: new parameters for the running application) keeps the start-up where
+        it stood; a new one (``WORKLOAD START``) starts as it was made.
+        """
+        app = self.world.pause.own_workload(g)
+        fresh = app.session is None
+        if app.session != g.logons:
+            if not fresh and g.linux != "resuming":
+                app.restart()
+            app.session = g.logons
+        seen = self._seen.get(g.userid)
+        if seen is not None:
+            prev, cursors = seen
+            if fresh and app is not prev and g.workload is app and g.cursors is cursors \
+                    and app.kind == prev.kind:
+                app.carry_startup(prev)
+        self._seen[g.userid] = (app, g.cursors)
+        return g.workload
+
+    def _start_up(self, m: Member, g: Guest, w: Workload, dt: float, cpu_s: float, wait: float,
+                  io_left: list[float]) -> tuple[float, float]:
+        """Run the application's start-up for up to ``dt``: a walk over its working set, as
+        fast as its CPU share, its virtual CPUs, free frames and paging allow.
+
+        Returns the time and CPU left for serving in this part of the step (none until the
+        start-up is done).
+        """
+        assert g.planes is not None
+        t0 = self.world.t + g.ran_s
+        if w.startup_t0 is None:
+            w.startup_t0 = t0
+        if g.pending or g.pending_seq:
+            g.flush_pending()
+        r = w.startup_plan()
+        if g.relocating:
+            g.note_changes(r.lo, r.hi)
+        speed = m.cfg.cpu_speed
+        out = self.out
+        pm = self.model
+        cpu0 = cpu_s * speed
+        wall0 = g.cfg.vcpus * dt
+        budget_cpu, budget_wall = cpu0, wall0
+        left = w.startup_left
+        for _attempt in range(12):
+            K.touch_region(
+                g.planes, r.lo, r.hi, w.startup_pos, -1, 0.0, left, 1.0, budget_cpu, budget_wall,
+                r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s,
+                m.free_frames, int(io_left[0]), g.relocating, g.rng, out,
+            )
+            w.startup_pos = int(out[K.T_CURSOR])
+            self.account_touches(m, g, io_left)
+            budget_cpu -= out[K.T_CPU_S]
+            budget_wall -= out[K.T_WALL_S]
+            left -= int(out[K.T_COVERED])
+            if left <= 0 or int(out[K.T_STOP]) != K.STOP_FRAMES:
+                break
+            if self.pager.steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
+                break
+        w.startup_left = max(0, left)
+        used = (cpu0 - budget_cpu) / speed
+        g.cpu_s_total += used
+        m.cpu_used_step += used
+        if w.starting:
+            return 0.0, 0.0
+        # done within this part: the rest of it serves
+        frac = max((cpu0 - budget_cpu) / cpu0 if cpu0 > 0 else 1.0, (wall0 - budget_wall) / wall0)
+        frac = min(1.0, max(0.0, frac))
+        took = t0 + frac * dt - w.startup_t0
+        g.reset_cursors()
+        self._seen[g.userid] = (w, g.cursors)
+        self.world.emit("WORKLOAD", m.name, g.userid,
+                        f"{g.userid}: application initialised in {took:.1f} s; serving",
+                        {"startup_s": round(float(took), 6)})
+        return dt * (1.0 - frac), max(0.0, cpu_s - used)
 
     def interrupts(self, m: Member, g: Guest, dt: float, wait: float,
                     io_left: list[float]) -> None:

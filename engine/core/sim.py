@@ -7,6 +7,7 @@ scenario's timeline, which is also just commands.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..basics.config import ScenarioConfig, TimelineEntry
-from ..cp.grammar import Command
+from ..cp.grammar import Command, VmrelocateMove, parse_command
 from ..kernels import pages as K
 from ..lessons.objectives import LessonTracker
 from ..migrations.lpm import LPMEngine
@@ -81,6 +82,9 @@ class Simulation:
         self._queue: list[tuple[float, int, TimelineEntry]] = []
         self._queue_seq = 0
         self._tickets: dict[int, CPResponse | None] = {}
+        #: relocations repeated back and forth: (last command, the member the guest left, no
+        #: repeat after this time, scenario line)
+        self._repeats: list[tuple[VmrelocateMove, str, float, int]] = []
         for entry in scenario.timeline:
             self.schedule(entry)
         self._rotate = 0
@@ -91,7 +95,7 @@ class Simulation:
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self, self.models.lgr)
         self.pager = Pager(self, self.reloc.incoming_on)
-        self.driver = WorkloadDriver(self, self.pager, self.models.paging)
+        self.driver = WorkloadDriver(self, self.pager, self.models.paging, self.models.vio)
         self.pause = PauseEngine(self, self.models.pause)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self, self.models.svmotion)
@@ -213,9 +217,48 @@ class Simulation:
     def _run_due_commands(self) -> None:
         while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
             _, seq, entry = heapq.heappop(self._queue)
+            if entry.repeat:
+                self._start_repeat(entry)
+                continue
             resp = self.execute(entry.command, line=entry.line)
             if seq in self._tickets:
                 self._tickets[seq] = resp
+        self._repeat_relocations()
+
+    def _start_repeat(self, entry: TimelineEntry) -> None:
+        """A relocation issued back and forth: now, and again each time the last one ends."""
+        cmd = parse_command(entry.command)
+        assert isinstance(cmd, VmrelocateMove)
+        g = self.guests.get(cmd.userid.upper())
+        home = g.member if g is not None else None
+        resp = self.execute(cmd, line=entry.line)
+        if resp.ok and home is not None:
+            until = entry.until_s if entry.until_s is not None else math.inf
+            self._repeats.append((cmd, home, until, entry.line))
+
+    def _repeat_relocations(self) -> None:
+        """Issue the next relocation of every back-and-forth guest whose last one has ended:
+        to the other member when it arrived, to the same one again when it was cancelled.
+        A guest that logged off, or a command CP refuses, ends its repeats."""
+        keep = []
+        for cmd, home, until, line in self._repeats:
+            g = self.guests.get(cmd.userid.upper())
+            if g is None or g.member is None:
+                continue
+            if self.reloc.of(g.userid) is not None or self.console_busy():
+                keep.append((cmd, home, until, line))
+                continue
+            if self.t > until + 1e-9:
+                continue
+            to = home if g.member == cmd.dest.upper() else cmd.dest
+            other = cmd.dest if to == home else home
+            nxt = dataclasses.replace(cmd, dest=to)
+            if self.execute(nxt, line=line).ok:
+                keep.append((nxt, other, until, line))
+            else:
+                self.emit("REPEAT_STOPPED", g.member, g.userid,
+                          f"{g.userid}: relocations back and forth end: CP refused {nxt}")
+        self._repeats = keep
 
     def execute(self, command: str | Command, issuer: str = "OPERATOR",
                 line: int = 0) -> CPResponse:
@@ -262,8 +305,12 @@ class Simulation:
     # -- logon / logoff -----------------------------------------------------------------------
     def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
         g.log_on(member)
+        g.class_since = self.t  # dormant from now
         if announce:
             self.emit("LOGON", member, g.userid, f"{g.userid} logged on at {member}")
+            # Linux boots, then its workload touches its storage again (the pause engine
+            # reports when it is active)
+            self.pause.log_on(g)
 
     def log_off(self, g: Guest) -> None:
         r = self.reloc.of(g.userid)
@@ -280,8 +327,12 @@ class Simulation:
         self.pause.logged_off(g)
         self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off; its storage is being "
                   f"reset ({'the user ID stays taken until then' if inline else 'cleanup state'})",
-                  {"cleanup_s": round(c.left / c.rate_pages_s, 3) if c.left else 0.0,
+                  {"cleanup_s": round(c.seconds_left, 3),
                    "detach_s": round(c.detach_until - c.t_start, 3)} if member else {})
+
+    def replenish(self, m: Member, want: int) -> int:
+        """CP's demand scan on ``m`` now, within what is left of the step's paging I/O."""
+        return self.pager.steal(m, want, self.io_left[m.name])
 
     def guests_on(self, member: str) -> list[Guest]:
         """Logged-on guests of a member, by user ID."""
@@ -293,7 +344,9 @@ class Simulation:
         guests = self.guests_on(m.name)
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
-        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0))
+        # CP's own work comes first: relocation, and the guests' virtual I/O (at its last rate)
+        alloc = allocate_cpu(m, runnable, dt,
+                             self.reloc.cpu_s.get(m.name, 0.0) + m.vio_cpu_last)
         io_left = self.io_left[m.name]
         wait = self.dasd_wait_s(m)
         for g in guests:
@@ -328,9 +381,10 @@ class Simulation:
         moved = sum(a - b for a, b in zip(after[:5], before[:5]))
         cpu_cap = m.cfg.cpus * dt
         used = m.cpu_used_step + moved * self.models.paging.cp_cpu_per_page_s + \
-            self.reloc.cpu_s.get(m.name, 0.0)
+            self.reloc.cpu_s.get(m.name, 0.0) + m.vio_cpu_step
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         m.cpu_used_step = 0.0
+        m.vio_cpu_last, m.vio_cpu_step = m.vio_cpu_step, 0.0
         self.sampler.note_member(m)
         for g in guests:
             self.sampler.note_guest(m, g)

@@ -1,6 +1,6 @@
 """Every model parameter in one place: one frozen dataclass per model, overridable per scenario.
 
-A scenario's ``[model.SECTION]`` tables (``[model.lgr] stage_frames = 8192``) replace the values
+A scenario's ``[model.SECTION]`` tables (``[model.lgr] stage_hold_s = 0.01``) replace the values
 of one run; ``ssisim validate --sensitivity`` varies each parameter in turn. The sections:
 
 - ``lgr``: Live Guest Relocation (``LGRModel``, migrations/relocation.py)
@@ -8,6 +8,7 @@ of one run; ``ssisim validate --sensitivity`` varies each parameter in turn. The
 - ``pause``: Linux suspend and resume, CP STOP, logoff cleanup (``PauseModel``)
 - ``lpm``: PowerVM Live Partition Mobility (``LPMModel``)
 - ``svmotion``: VMware Storage vMotion (``SVMotionModel``)
+- ``vio``: CP's cost of guests' virtual I/O (``VirtualIOModel``, basics/workloads.py)
 
 Only plain numbers are parameters here: tables of numbers (per workload type, per CTC count)
 are part of a model's derivation and stay in code.
@@ -20,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..basics.workloads import VirtualIOModel
 from ..world.paging import PagingModel
 from .lpm import LPMModel
 from .pause import PauseModel
@@ -29,7 +31,7 @@ from .storage_vmotion import SVMotionModel
 #: section name -> the model's class
 SECTIONS: dict[str, type] = {
     "lgr": LGRModel, "lpm": LPMModel, "paging": PagingModel, "pause": PauseModel,
-    "svmotion": SVMotionModel,
+    "svmotion": SVMotionModel, "vio": VirtualIOModel,
 }
 
 
@@ -76,6 +78,7 @@ class Models:
     paging: PagingModel = field(default_factory=PagingModel)
     pause: PauseModel = field(default_factory=PauseModel)
     svmotion: SVMotionModel = field(default_factory=SVMotionModel)
+    vio: VirtualIOModel = field(default_factory=VirtualIOModel)
 
     @classmethod
     def from_table(cls, table: dict[str, dict[str, float]]) -> Models:

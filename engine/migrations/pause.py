@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,45 +25,81 @@ from ..world.world import World
 
 @dataclass(frozen=True)
 class PauseModel:
-    """Parameters of pausing and logoff, derived from published measurements.
+    """Parameters of pausing, logoff and logon, derived from published measurements.
 
     Sources: IBM Linux on System z white paper "Methods to pause a z/VM guest" (2011): z/VM 5.4 on
     a z10 LPAR, 10 GB central + 2 GB XSTOR, guests of 768 MB (application server) and 650 MB
-    (database); IBM z/VM 7.3 performance report "Support for Guests Greater than One Terabyte".
+    (database), swap disks streaming 40 MB/s; IBM z/VM 7.3 performance report "Support for
+    Guests Greater than One Terabyte"; Linux's hibernation and swap defaults.
     """
 
     #: Memory the Linux kernel itself uses, added to the workload's working set in the image.
     kernel_mb: float = 32.0
-    #: Freezing the services before the image is written, seconds, by workload type. A Java
-    #: application server has many threads to freeze and sessions to quiesce; a database flushes
-    #: its log. Derived: published halts of 27 s (application server) and 8 s (database) less
-    #: writing their images (532 MB and 232 MB at 40 MB/s) leave about 14 s and 2 s.
-    prepare_s: dict[str, float] = field(default_factory=lambda: {
-        "appserver": 14.0, "database": 2.0, "webserver": 5.0, "idle": 1.0})
-    #: Booting the kernel before the image is read back (IPL to the resume point), seconds.
+    #: Suspend, before anything is written: freezing the tasks, syncing the file systems and
+    #: quiescing the devices, seconds. Derived: the database halted in 8 s; its 232 MB image
+    #: (200 MB buffer pool and 32 MB kernel, less than half its 650 MB, so nothing to swap out
+    #: first) streams in 5.8 s at 40 MB/s: 2.2 s remain.
+    freeze_s: float = 2.2
+    #: Share of its memory Linux can write as a hibernation image. Linux copies every page of the
+    #: image into free memory before writing it (``hibernate_preallocate_memory``), so the image
+    #: is at most half of memory; a guest using more swaps the excess out first, the least
+    #: recently used pages, which the image then does not hold.
+    image_max_share: float = 0.5
+    #: Swapping out before the image: Linux writes the excess in clusters of 8 pages (its
+    #: ``page-cluster`` default 3), 32 KiB per I/O, not in the image's long sequential stream.
+    reclaim_io_kib: float = 32.0
+    #: What each of those cluster writes costs beyond its transfer at the swap disk's speed:
+    #: the device's start and service time and Linux's reclaim scan between writes, seconds.
+    #: Assumed 1.65 ms (a 3390 write with its channel program, and the scan): the swap-out then
+    #: runs at 12.9 MB/s on a 40 MB/s disk. Not derivable alone: the application server (532 MB
+    #: used of 768) and the 768 MB guests using 600 MB both hang on it; both published figures
+    #: hold from 1.5 to 1.9 ms.
+    reclaim_io_s: float = 0.00165
+    #: Booting the kernel before the image is read back (IPL to the resume point), and the
+    #: same kernel booting at a logon, seconds (assumed: the publication gives resume whole).
     boot_s: float = 6.0
-    #: Thawing the services after the image is back, seconds (resume's 21 s less boot, reading
-    #: 532 MB at 40 MB/s and the first request's 0.6 s).
-    restart_s: dict[str, float] = field(default_factory=lambda: {
-        "appserver": 1.1, "database": 0.5, "webserver": 0.5, "idle": 0.2})
+    #: Resume, after the image is back: devices and network interfaces brought up again,
+    #: applications reconnecting, seconds; does not grow with the image. Derived: the
+    #: application server answered 21 s after resume; less booting (6 s), reading its 384 MB
+    #: image at 40 MB/s (9.6 s) and the first request (0.6 s): 4.8 s. The pages it swapped out
+    #: are its least used: they come back later, as touched, not before the first answer.
+    reinit_s: float = 4.8
     #: A request to a running application, seconds (published: 0.6 s).
     request_s: float = 0.6
     #: TCP's initial retransmission timeout (Linux): a request sent while the guest's CPUs were
     #: stopped went unanswered and is sent again this long after, so the first answer after
     #: BEGIN comes no sooner (published: 3 s after BEGIN).
     tcp_retransmit_s: float = 3.0
-    #: Logoff cleanup resets every instantiated page: 565 s for the 2002 GB guest before the
-    #: cleanup-state change, 0.2822 s per GB.
-    cleanup_s_per_gb: float = 565.0 / 2002.0
+    #: Logoff cleanup, per page in central storage: its frame is cleared before it is reused,
+    #: seconds. Derived: the 2 TB guest had all of its 2002 GB in central storage (no paging)
+    #: and its cleanup took 565 s before the cleanup-state change: 565 s / (2002 x 262,144
+    #: pages) = 1.08 us a frame, about 3.8 GB/s.
+    clear_frame_s: float = 565.0 / (2002.0 * PAGES_PER_GB)
+    #: Logoff cleanup, per DASD slot or XSTOR block the guest held: it is only marked free in
+    #: its allocation map, no data is touched, seconds. Assumed 0.1 us: reading the page's entry
+    #: and clearing a bit, a tenth of clearing a frame.
+    release_slot_s: float = 1e-7
     #: With the cleanup state, the user ID is free again once CP has let go of the guest's
     #: devices and its region and segment tables: about 10 s for the 2 TB guest, 5 s per TB of
     #: defined storage.
     detach_s_per_tb: float = 5.0
+    #: A guest logged on counts as active once Linux has booted and it has touched this share
+    #: of its working set (kernel included) again. A definition, not a measurement (assumed):
+    #: a workload that references its working set at random keeps finding a few untouched pages
+    #: long after it has settled.
+    active_share: float = 0.9
     #: Pages an external interrupt touches while CP handles it for a stopped guest.
     irq_pages: int = 8
     #: How long a stopped guest stays on the dispatch list after an interrupt, seconds
     #: (CP's test-idle time).
     irq_hold_s: float = 0.3
+
+    def reclaim_mb_s(self, swap_mb_s: float) -> float:
+        """How fast Linux swaps pages out before hibernating, MB/s, on a swap disk that streams
+        ``swap_mb_s``: one cluster per I/O, each paying ``reclaim_io_s`` besides its transfer."""
+        mb = self.reclaim_io_kib / 1024.0
+        per_io = (mb / swap_mb_s if swap_mb_s > 0 else math.inf) + self.reclaim_io_s
+        return mb / per_io if per_io > 0 else math.inf
 
 
 PAUSE = PauseModel()
@@ -76,24 +112,34 @@ class Pause:
     userid: str
     action: str  # "suspend" or "resume"
     t_start: float
-    image_pages: int
-    phase: str = ""  # prepare, write, halted | boot, read, restart, serving
+    image_pages: int  # the image Linux writes (suspend) or reads back (resume)
+    phase: str = ""  # prepare, reclaim, write, halted | boot, read, restart, serving
     t_phase_end: float = 0.0
     target_units: float = 0.0
     t_end: float | None = None
     saved: Workload | None = None
+    #: pages Linux swaps out before it writes the image (suspend; 0 when the image fits)
+    swapped_pages: int = 0
+    #: length of the current timed phase (prepare, reclaim, boot, restart), seconds
+    phase_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The pause as the JSON summary carries it."""
         return {"guest": self.userid, "action": self.action, "start_s": round(self.t_start, 3),
                 "image_mb": round(self.image_pages / PAGES_PER_MB, 1),
+                "swapped_mb": round(self.swapped_pages / PAGES_PER_MB, 1),
                 "seconds": None if self.t_end is None else round(self.t_end - self.t_start, 3),
                 "result": "done" if self.t_end is not None else self.phase}
 
 
 @dataclass
 class Cleanup:
-    """The storage of a guest that has logged off, being reset by CP."""
+    """The storage of a guest that has logged off, being reset by CP.
+
+    ``central`` frames must each be cleared (``clear_frame_s``); ``xstor`` blocks and DASD
+    ``slots`` are only released (``release_slot_s``). CP walks the guest's storage in address
+    order, so every kind goes down in step with the work done.
+    """
 
     userid: str
     member: str
@@ -103,7 +149,8 @@ class Cleanup:
     central: float
     xstor: float
     slots: float
-    rate_pages_s: float
+    clear_frame_s: float
+    release_slot_s: float
     t_end: float | None = None
 
     @property
@@ -111,50 +158,101 @@ class Cleanup:
         """Pages still to reset."""
         return self.central + self.xstor + self.slots
 
+    @property
+    def seconds_left(self) -> float:
+        """Work still to do, seconds."""
+        return self.central * self.clear_frame_s + (self.xstor + self.slots) * self.release_slot_s
+
+
+@dataclass
+class Logon:
+    """A guest logged on: Linux boots, then its workload touches its working set again.
+
+    The guest becomes *active* once it holds ``active_share`` of ``target_pages``. New pages
+    need frames: on a member where a logoff cleanup still holds storage, they come as the
+    cleanup clears frames or as CP steals them, so the guest gets there later.
+    """
+
+    userid: str
+    member: str
+    t_start: float
+    target_pages: int
+    t_boot_end: float
+    cleanup_pages: int  # pages a logoff cleanup still held on the member at logon
+    phase: str = "boot"  # boot, touch, active
+    saved: Workload | None = None
+    boot_walk: Workload | None = None
+    t_active: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The logon as a JSON record."""
+        return {"guest": self.userid, "member": self.member, "start_s": round(self.t_start, 3),
+                "target_mb": round(self.target_pages / PAGES_PER_MB, 1),
+                "cleanup_gb_at_logon": round(self.cleanup_pages / PAGES_PER_GB, 3),
+                "active_s": None if self.t_active is None
+                else round(self.t_active - self.t_start, 3),
+                "result": self.phase}
+
 
 class PauseEngine:
-    """Suspends, resumes, CP STOP interrupts and logoff cleanups of a simulation."""
+    """Suspends, resumes, CP STOP interrupts, logoff cleanups and logons of a simulation."""
 
     def __init__(self, sim: World, model: PauseModel = PAUSE) -> None:
         self.sim = sim
         self.model = model
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
+        self.logons: list[Logon] = []
         self.active: dict[str, Pause] = {}
+        self.booting: dict[str, Logon] = {}
         self._irq_rng: dict[str, np.random.Generator] = {}
 
     # -- Linux suspend / resume ---------------------------------------------------------------
     def image_pages(self, g: Guest) -> int:
-        """Pages Linux writes when it hibernates: its kernel and its workload's working set."""
+        """Pages Linux saves on its swap disk when it hibernates: the pages it uses (its kernel
+        and its workload's working set, no more than it has touched). The swap space must hold
+        them all: the image, and what Linux swaps out to make room for the image's copy."""
         used = g.workload.working_set_pages() + int(self.model.kernel_mb * PAGES_PER_MB)
         return max(1, min(used, g.instantiated or used, g.cfg.storage_pages))
 
+    def image_split(self, g: Guest) -> tuple[int, int]:
+        """``(image, swapped)``: the pages written as the image, and those Linux swaps out
+        first because the image can hold at most ``image_max_share`` of memory."""
+        used = self.image_pages(g)
+        image = min(used, max(1, int(g.cfg.storage_pages * self.model.image_max_share)))
+        return image, used - image
+
     def suspend(self, g: Guest) -> Pause:
         """Start hibernating ``g`` (checks done by the caller)."""
-        kind = g.workload.kind
-        image = self.image_pages(g)
-        p = Pause(g.userid, "suspend", self.sim.t, image, "prepare",
-                  self.sim.t + self.model.prepare_s.get(kind, 2.0), saved=g.workload)
+        logon = self.booting.pop(g.userid, None)
+        if logon is not None:
+            # hibernating while it comes up: the workload it was starting is the one to keep
+            logon.phase = "suspended"
+            if logon.saved is not None and g.workload is logon.boot_walk:
+                g.set_workload(logon.saved)
+        image, swapped = self.image_split(g)
+        m = self.model
+        p = Pause(g.userid, "suspend", self.sim.t, image, "prepare", self.sim.t + m.freeze_s,
+                  saved=g.workload, swapped_pages=swapped, phase_s=m.freeze_s)
         # frozen services: the guest does no more work of its own
         g.set_workload(Workload("none", {}, g.cfg.storage_pages))
         g.linux = "suspending"
         self.active[g.userid] = p
         self.pauses.append(p)
+        more = (f", {swapped / PAGES_PER_MB:.0f} MB swapped out first to make room for it"
+                if swapped else "")
         self.sim.emit("SUSPEND_START", g.member, g.userid,
-                      f"{g.userid}: Linux hibernates ({image / PAGES_PER_MB:.0f} MB image)",
-                      {"image_pages": image})
+                      f"{g.userid}: Linux hibernates ({image / PAGES_PER_MB:.0f} MB image{more})",
+                      {"image_pages": image, "swapped_pages": swapped})
         return p
 
     def resume(self, g: Guest) -> Pause:
         """Start resuming ``g`` from its hibernation image."""
         p = Pause(g.userid, "resume", self.sim.t, g.image_pages, "boot",
-                  self.sim.t + self.model.boot_s, saved=g.saved_workload)
+                  self.sim.t + self.model.boot_s, saved=g.saved_workload,
+                  phase_s=self.model.boot_s)
         g.linux = "resuming"
-        # booting touches the kernel's pages
-        kernel_mb = self.model.kernel_mb
-        g.set_workload(Workload("seqtouch", {"buffer_mb": kernel_mb,
-                                             "rate_pages_s": kernel_mb * PAGES_PER_MB / 2},
-                                g.cfg.storage_pages))
+        g.set_workload(self._kernel_walk(g))
         self.active[g.userid] = p
         self.pauses.append(p)
         self.sim.emit("RESUME_START", g.member, g.userid,
@@ -162,13 +260,26 @@ class PauseEngine:
                       "image")
         return p
 
+    def _kernel_walk(self, g: Guest) -> Workload:
+        """Booting touches the kernel's pages."""
+        kernel_mb = min(self.model.kernel_mb, g.cfg.storage_pages / PAGES_PER_MB)
+        boot_s = max(self.model.boot_s, 1e-3)
+        return Workload("seqtouch", {"buffer_mb": kernel_mb,
+                                     "rate_pages_s": kernel_mb * PAGES_PER_MB / boot_s},
+                        g.cfg.storage_pages)
+
     def logged_off(self, g: Guest) -> None:
-        """``g`` logged off in the middle of a suspend or resume: it ends there.
+        """``g`` logged off in the middle of a suspend, resume or logon: it ends there.
 
         A suspend that had not finished its image leaves none: Linux boots afresh at the next
         logon, with the workload it ran. A resume leaves the image where it was: at the next
         logon Linux finds it and stays halted until RESUME.
         """
+        logon = self.booting.pop(g.userid, None)
+        if logon is not None:
+            logon.phase = "logged off"
+            if logon.saved is not None and g.workload is logon.boot_walk:
+                g.workload = logon.saved
         p = self.active.pop(g.userid, None)
         if p is None:
             return
@@ -177,14 +288,17 @@ class PauseEngine:
             g.workload = p.saved
 
     def own_workload(self, g: Guest) -> Workload:
-        """The work ``g`` does for its users: while Linux suspends, is suspended or resumes,
-        the workload it left (it runs again once resumed), not the image walk or the nothing
-        that stands in for it meanwhile."""
+        """The work ``g`` does for its users: while Linux suspends, is suspended, resumes or
+        boots, the workload it left or is starting (it runs once Linux is up), not the image
+        walk, the boot or the nothing that stands in for it meanwhile."""
         p = self.active.get(g.userid)
         if p is not None and p.saved is not None:
             return p.saved
         if g.linux == "suspended" and g.saved_workload is not None:
             return g.saved_workload
+        logon = self.booting.get(g.userid)
+        if logon is not None and logon.saved is not None and g.workload is logon.boot_walk:
+            return logon.saved
         return g.workload
 
     def _swap_walk(self, g: Guest, p: Pause, write: bool) -> None:
@@ -195,13 +309,23 @@ class PauseEngine:
                                 g.cfg.storage_pages))
         p.target_units = g.units_total + p.image_pages
 
+    def _timed(self, p: Pause, phase: str, seconds: float) -> None:
+        p.phase = phase
+        p.phase_s = seconds
+        p.t_phase_end = self.sim.t + seconds
+
     def advance(self) -> None:
-        """Move every suspend and resume to its next phase when the time has come."""
+        """Move every suspend, resume and logon to its next phase when the time has come."""
         t = self.sim.t
         for uid, p in list(self.active.items()):
             g = self.sim.guests[uid]
-            if p.phase in ("prepare", "boot", "restart") and t + 1e-9 >= p.t_phase_end:
-                if p.phase == "prepare":
+            if p.phase in ("prepare", "reclaim", "boot", "restart") and \
+                    t + 1e-9 >= p.t_phase_end:
+                if p.phase == "prepare" and p.swapped_pages:
+                    # the image must fit in half of memory: Linux swaps the excess out first
+                    rate = self.model.reclaim_mb_s(g.cfg.swap_mb_s) * PAGES_PER_MB
+                    self._timed(p, "reclaim", p.swapped_pages / rate)
+                elif p.phase in ("prepare", "reclaim"):
                     p.phase = "write"
                     self._swap_walk(g, p, write=False)
                 elif p.phase == "boot":
@@ -213,10 +337,9 @@ class PauseEngine:
                 if p.phase == "write":
                     self._halted(g, p)
                 else:
-                    p.phase = "restart"
                     g.set_workload(Workload("none", {}, g.cfg.storage_pages))
-                    p.t_phase_end = t + self.model.restart_s.get(
-                        p.saved.kind if p.saved else "idle", 0.5)
+                    self._timed(p, "restart", self.model.reinit_s)
+        self._advance_logons(t)
 
     def _halted(self, g: Guest, p: Pause) -> None:
         g.set_workload(Workload("none", {}, g.cfg.storage_pages))
@@ -240,6 +363,59 @@ class PauseEngine:
         self.sim.emit("SERVING", g.member, g.userid,
                       f"{g.userid} answers requests again {p.t_end - p.t_start:.1f} s after "
                       "RESUME", {"seconds": round(p.t_end - p.t_start, 6)})
+
+    # -- logon ----------------------------------------------------------------------------------
+    def log_on(self, g: Guest) -> Logon | None:
+        """``g`` was just logged on: Linux boots (``boot_s``), then its workload starts and
+        touches its storage again at the rate its CPUs and the member's free frames allow.
+
+        A guest whose Linux finds a hibernation image stays halted instead (until RESUME).
+        """
+        if g.member is None or g.linux != "running":
+            return None
+        m = self.model
+        target = self._touch_target(g, g.workload)
+        held = sum(int(c.central) for c in self.cleaning(g.member))
+        walk = self._kernel_walk(g)
+        logon = Logon(g.userid, g.member, self.sim.t, max(1, target), self.sim.t + m.boot_s,
+                      held, saved=g.workload, boot_walk=walk)
+        g.set_workload(walk)
+        self.logons.append(logon)
+        self.booting[g.userid] = logon
+        return logon
+
+    def _touch_target(self, g: Guest, w: Workload) -> int:
+        """Pages a guest logged on touches before it is active: its workload's working set,
+        or at least the kernel's (the model lays both out from the first page)."""
+        kernel = int(self.model.kernel_mb * PAGES_PER_MB)
+        return max(1, min(g.cfg.storage_pages, max(w.working_set_pages(), kernel)))
+
+    def _advance_logons(self, t: float) -> None:
+        for uid, lg in list(self.booting.items()):
+            g = self.sim.guests[uid]
+            if lg.phase == "boot":
+                if t + 1e-9 < lg.t_boot_end:
+                    continue
+                lg.phase = "touch"
+                if g.workload is lg.boot_walk and lg.saved is not None:
+                    g.set_workload(lg.saved)
+                elif g.workload is not lg.boot_walk:
+                    # a WORKLOAD command during the boot: that is what it touches now
+                    lg.target_pages = self._touch_target(g, g.workload)
+            if lg.phase == "touch" and \
+                    g.instantiated >= self.model.active_share * lg.target_pages:
+                lg.phase = "active"
+                lg.t_active = t
+                del self.booting[uid]
+                secs = t - lg.t_start
+                why = (f"; a logoff cleanup held {lg.cleanup_pages / PAGES_PER_GB:.0f} GB of "
+                       f"{lg.member}'s storage when it logged on" if lg.cleanup_pages else "")
+                self.sim.emit("ACTIVE", g.member, uid,
+                              f"{uid} is active {secs:.1f} s after logon: Linux booted and it "
+                              f"touched {g.instantiated / PAGES_PER_MB:.0f} MB of its storage"
+                              f"{why}",
+                              {"seconds": round(secs, 6),
+                               "cleanup_gb": round(lg.cleanup_pages / PAGES_PER_GB, 3)})
 
     # -- CP STOP / BEGIN ----------------------------------------------------------------------
     def first_request_s(self, g: Guest) -> float:
@@ -280,16 +456,19 @@ class PauseEngine:
 
     # -- logoff cleanup -----------------------------------------------------------------------
     def start_cleanup(self, g: Guest, inline: bool) -> Cleanup:
-        """Begin resetting a departing guest's storage (its counts move to the cleanup)."""
+        """Begin resetting a departing guest's storage (its counts move to the cleanup).
+
+        Each frame is cleared; each XSTOR block and DASD slot is only released. Inline, the
+        user ID stays taken until all of it is done; in the cleanup state, only until CP has
+        let go of the guest's devices and DAT tables (``detach_s_per_tb`` of defined storage).
+        """
         assert g.member is not None
         t = self.sim.t
-        gb = g.instantiated / PAGES_PER_GB
-        total_s = gb * self.model.cleanup_s_per_gb
-        rate = g.instantiated / total_s if total_s > 0 else math.inf
-        detach = t + total_s if inline else t + self.model.detach_s_per_tb * g.npages / (
-            1024 * PAGES_PER_GB)
-        c = Cleanup(g.userid, g.member, inline, t, detach, float(g.n_cen), float(g.n_xst),
-                    float(g.n_slot), rate)
+        m = self.model
+        c = Cleanup(g.userid, g.member, inline, t, t, float(g.n_cen), float(g.n_xst),
+                    float(g.n_slot), m.clear_frame_s, m.release_slot_s)
+        c.detach_until = t + c.seconds_left if inline else \
+            t + m.detach_s_per_tb * g.npages / (1024 * PAGES_PER_GB)
         self.cleanups.append(c)
         return c
 
@@ -309,18 +488,19 @@ class PauseEngine:
         return [c for c in self.cleanups if c.member == member and c.t_end is None]
 
     def advance_cleanups(self, dt: float) -> None:
-        """Reset ``dt`` seconds' worth of pages of every departing guest; frames come back."""
+        """Do ``dt`` seconds of every departing guest's reset; frames, XSTOR blocks and slots
+        come back as it goes (frames to the free frames, where a guest logging on finds them)."""
         for c in self.cleanups:
             if c.t_end is not None:
                 continue
             m = self.sim.members[c.member]
-            budget = c.rate_pages_s * dt
+            work = c.seconds_left
+            done = 1.0 if work <= dt else dt / work
             for tier in ("central", "xstor", "slots"):
                 have = getattr(c, tier)
-                take = min(have, budget)
-                whole = int(math.floor(have)) - int(math.floor(have - take))
+                take = have if done >= 1.0 else have * done
+                whole = int(math.floor(have + 1e-9)) - int(math.floor(have - take + 1e-9))
                 setattr(c, tier, have - take)
-                budget -= take
                 if tier == "central":
                     m.resident -= whole
                 elif tier == "xstor":
@@ -328,7 +508,7 @@ class PauseEngine:
                 else:
                     m.slots_used -= whole
             if c.left <= 1e-6:
-                c.t_end = self.sim.t + dt
+                c.t_end = self.sim.t + (work if work < dt else dt)
                 self.sim.emit("CLEANUP_DONE", c.member, c.userid,
                               f"{c.userid}: storage reset after {c.t_end - c.t_start:.1f} s",
                               {"seconds": round(c.t_end - c.t_start, 6)})

@@ -54,8 +54,12 @@ class LGRModel:
     #: CPU CP spends per page to build and send its message, and to receive and place it.
     send_cpu_s_per_page: float = 0.3e-6
     receive_cpu_s_per_page: float = 0.3e-6
-    #: Frames the source needs free to stage outbound pages; below this the source throttles.
-    stage_frames: int = 4096
+    #: How long a staged page holds its staging frame: until its message is on the link and
+    #: the destination has acknowledged it (assumed: about four FICON CTC message round trips
+    #: of 1 to 2 ms). At a link's rate R the staging holds R x this many frames; when the
+    #: source has fewer free frames above its low mark (its demand scan cannot keep up), the
+    #: source throttles ("stage_frames") and sends only what the frames it has can stage.
+    stage_hold_s: float = 0.008
     #: Quiesce at once when the changed set could be sent in this much time at the link's rate.
     quiesce_threshold_s: float = 0.25
     #: A pass makes progress when its changed set is this much smaller than the smallest before.
@@ -66,8 +70,6 @@ class LGRModel:
     max_passes: int = 18
     #: CP structures for a guest, pages per page of guest storage (page and segment tables).
     cp_struct_per_page: float = 1.0 / 256
-    #: Destination paging volumes count as busy (throttle) above this utilisation.
-    paging_busy: float = 0.9
 
 
 MODEL = LGRModel()
@@ -242,6 +244,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.model = model
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self.sharers: dict[Relocation, int] = {}
+        #: how much slower each relocation's CPU-bound work runs for sharing processors
+        self.cpu_stretch: dict[Relocation, float] = {}
         #: CPU seconds relocation work took on each member in the current step (system work:
         #: it is served before the guests)
         self.cpu_s: dict[str, float] = {}
@@ -303,6 +307,15 @@ class RelocationEngine(MoveEngine[Relocation]):
             key = tuple(sorted(r.link.members))
             sharing[key] = sharing.get(key, 0) + 1
         self.sharers = {r: sharing[tuple(sorted(r.link.members))] for r in act}
+        # each relocation is a CP task on one processor of each member at a time; more
+        # relocations than a member has processors share them, and their CPU-bound work
+        # (the DAT scan, staging) stretches by as much
+        tasks: dict[str, int] = {}
+        for r in act:
+            for name in (r.source, r.dest):
+                tasks[name] = tasks.get(name, 0) + 1
+        self.cpu_stretch = {
+            r: max(1.0, tasks[r.source] / self.sim.members[r.source].cfg.cpus) for r in act}
         for r in act:
             self._advance_one(r, dt, self.sharers[r])
 
@@ -337,25 +350,39 @@ class RelocationEngine(MoveEngine[Relocation]):
             if cur.kind == "done":
                 break
             if r.scan_left_s > 0:
-                use = min(r.scan_left_s, left)
-                r.scan_left_s -= use
+                stretch = self.cpu_stretch.get(r, 1.0)
+                use = min(r.scan_left_s * stretch, left)
+                r.scan_left_s -= use / stretch
                 left -= use
-                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use
-                r.cpu_s += use
+                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use / stretch
+                r.cpu_s += use / stretch
                 continue
             if r.send_left > 0:
                 live = r.state == "moving"
                 stage = self.model.stage_s_per_page
-                per_page = 1.0 / rate + (stage / src.cfg.cpu_speed if live else 0)
+                per_page = 1.0 / rate + (stage / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
+                                         if live else 0)
                 per_page /= max(1e-9, 1.0 - order)
-                budget_pages = max(1, int(left / per_page))
-                # existing work gets storage first: inbound pages take only frames above the
-                # destination's low mark, which its demand scan refills at the end of each step
-                frames = max(0, dst.free_frames - dst.free_low)
-                throttled_src_frames = live and src.free_frames < self.model.stage_frames
+                # staging takes frames from the source's free frames above its low mark, each
+                # held for stage_hold_s; short of them, the source's demand scan must free more
+                # first, within its paging I/O, and the pages go at the pace frames come free
+                need = (1.0 / per_page) * self.model.stage_hold_s if live else 0.0
+                spare = src.free_frames - src.free_low
+                if live and spare < need:
+                    sim.replenish(src, int(math.ceil(need - spare)))
+                    spare = src.free_frames - src.free_low
+                throttled_src_frames = live and spare < need
                 self._throttle(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
-                    budget_pages = max(1, budget_pages // 8)
+                    if spare <= 0:
+                        cur.throttle_s += left  # nothing to stage with until the next step
+                        left = 0.0
+                        break
+                    per_page = self.model.stage_hold_s / spare
+                budget_pages = max(1, int(left / per_page))
+                # existing work gets storage first: inbound pages take only frames above the
+                # destination's low mark, which its demand scan refills as they come in
+                frames = max(0, dst.free_frames - dst.free_low)
                 if order > 0 and "link:ordering" not in r.active_throttles:
                     self._throttle(r, "link", "ordering", True)
                 out = self._out
@@ -390,10 +417,17 @@ class RelocationEngine(MoveEngine[Relocation]):
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
                 src_paging = stop == K.SEND_SRC_DASD
-                self._throttle(r, "destination", "frames", dst_frames_short)
+                freed = 0
+                if dst_frames_short:
+                    # the destination's demand scan makes room as the pages come in, as fast
+                    # as its paging devices write (what is left of them this step)
+                    short = max(0, dst.free_low - dst.free_frames)
+                    freed = sim.replenish(dst, short + max(1, budget_pages - sent))
+                    dst_frames_short = dst.free_frames <= dst.free_low
+                self._throttle(r, "destination", "frames", dst_frames_short or freed > 0)
                 self._throttle(r, "source", "dest_backlog", dst_frames_short)
                 self._throttle(r, "destination", "paging_queue",
-                               dst_frames_short and dst.io_util >= self.model.paging_busy)
+                               dst_frames_short and io_left[dst.name][0] < 1.0)
                 self._throttle(r, "source", "paging_queue", src_paging)
                 self._throttle(r, "destination", "steal", sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0

@@ -3,7 +3,9 @@
 Four generations, each with its own mechanism (``METHODS``): snapshot copy and consolidation,
 dirty block tracking (DBT), incremental DBT (optionally with heat optimisation) and IO
 mirroring. The disk is a set of 256 KiB blocks, one bit per block in each move bitmap
-(``kernels.moves``). All parameters are in ``SVMotionModel`` with how each was derived.
+(``kernels.moves``). The volumes are queues shared by the data movers and the guests
+(``solve_volumes``): each party's share follows from how many IOs it keeps outstanding. All
+parameters are in ``SVMotionModel`` with how each was derived.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ class SVMotionModel:
 
     #: Tracking and copy unit: one data-mover IO (the mover copies 256 KiB per IO).
     block_kib: int = 256
-    #: IOs the data mover keeps in flight: the mover cannot go faster than this many IOs per
-    #: volume latency, whatever the volume streams.
+    #: IOs the data mover keeps in flight on each volume it copies between (published: 16 of
+    #: 256 KiB): its share of a busy volume's queue, and it cannot go faster than this many IOs
+    #: per volume latency, whatever the volume streams.
     outstanding_ios: int = 16
     #: Creating and opening the destination disk and starting the mover (assumed, small: the
     #: published times are dominated by the copy).
@@ -60,8 +63,11 @@ class SVMotionModel:
     no_progress_passes: int = 3
     #: Most copy iterations before DBT gives up.
     max_passes: int = 30
-    #: Guest IO may use at most this share of a volume (the rest queues: the guest slows).
-    max_guest_util: float = 0.95
+    #: Most IOs one guest keeps outstanding on a volume it shares with other IO (here the data
+    #: mover): VMware's Disk.SchedNumReqOutstanding, 32 by default since ESX 3.5 (VMware vSphere
+    #: blog, "Advanced VMkernel Settings for Disk Storage", 2012). A guest whose IO rate would
+    #: need more in flight (Little's law: rate x latency) is held to this many and slows.
+    guest_outstanding_ios: int = 32
 
     @property
     def block_bytes(self) -> int:
@@ -87,6 +93,101 @@ def block_s(ds: DatastoreConfig, model: SVMotionModel = MODEL) -> float:
 def seek_s(ds: DatastoreConfig) -> float:
     """Seconds a volume spends positioning for a block that does not follow the last one."""
     return 1.0 / ds.iops
+
+
+def stream_s(ds: DatastoreConfig, model: SVMotionModel = MODEL) -> float:
+    """Seconds of a volume's time one of the mover's streaming IOs (a block) takes."""
+    return model.block_bytes / (ds.mb_s * 2**20)
+
+
+@dataclass
+class GuestIO:
+    """A running guest's IO to its virtual disk while copies run: what it offers, where it goes.
+
+    ``mirrored`` is the share of its writes that also go to ``mirror`` (IO mirroring: writes to
+    blocks already copied); ``scale`` the share of the offered IO the volumes serve (solved).
+    """
+
+    userid: str
+    reads: float
+    writes: float
+    home: str
+    mirror: str | None = None
+    mirrored: float = 0.0
+    scale: float = 1.0
+
+    def write_s(self, lat: dict[str, float]) -> float:
+        """Mean seconds a write takes: a mirrored one completes when both volumes have it."""
+        home = lat[self.home]
+        if self.mirror is None or self.mirrored <= 0:
+            return home
+        both = max(home, lat[self.mirror])
+        return both if self.mirrored >= 1.0 else (1.0 - self.mirrored) * home + \
+            self.mirrored * both
+
+    def outstanding(self, lat: dict[str, float]) -> float:
+        """IOs in flight (Little's law: rate x latency), at the current ``scale``."""
+        n = self.reads * lat[self.home] if self.reads > 0 else 0.0
+        if self.writes > 0:
+            n += self.writes * self.write_s(lat)
+        return self.scale * n
+
+
+def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, int],
+                     flows: list[GuestIO], model: SVMotionModel = MODEL) -> dict[str, float]:
+    """Seconds an IO spends at each volume (queued and served), from who keeps IOs there.
+
+    A volume serves its outstanding IOs in turn, so each party completes IOs in proportion to
+    how many it keeps queued, and every IO waits one round of the queue: ``R = sum(n x d)``
+    over the parties, ``d`` the volume's time per IO (a mover's block: its streaming time; a
+    guest's small IO: ``1 / iops``). A mover keeps ``outstanding_ios``; a guest ``rate x R``
+    (Little's law), so ``R = movers x 16 x d_block / (1 - u)``, ``u`` the guests' share of the
+    volume's time. A volume without a mover is a plain queue: ``R = d_io / (1 - u)``.
+    """
+    busy = {name: 0.0 for name in stores}
+    for f in flows:
+        busy[f.home] += f.scale * (f.reads + f.writes) / stores[f.home].iops
+        if f.mirror is not None:
+            busy[f.mirror] += f.scale * f.writes * f.mirrored / stores[f.mirror].iops
+    lat: dict[str, float] = {}
+    for name, ds in stores.items():
+        k = movers.get(name, 0)
+        head = k * model.outstanding_ios * stream_s(ds, model) if k else seek_s(ds)
+        u = busy[name]
+        lat[name] = head / (1.0 - u) if u < 1.0 - 1e-12 else math.inf
+    return lat
+
+
+def solve_volumes(stores: dict[str, DatastoreConfig], movers: dict[str, int],
+                  flows: list[GuestIO], model: SVMotionModel = MODEL) -> dict[str, float]:
+    """Each volume's IO latency (s) with every guest held to ``guest_outstanding_ios``.
+
+    A guest whose offered IO would need more IOs in flight than it may keep is served less
+    (its ``scale`` falls) until it keeps exactly that many: the queue then holds the mover's
+    16 against the guest's 32 and the copy keeps its share. Solved one guest at a time
+    (bisection on its scale; its IOs in flight grow with its scale), until none changes.
+    """
+    cap = float(model.guest_outstanding_ios)
+    for f in flows:
+        f.scale = 1.0
+    for _ in range(60):
+        changed = False
+        for f in flows:
+            was = f.scale
+            f.scale = 1.0
+            if f.outstanding(volume_latencies(stores, movers, flows, model)) > cap:
+                lo, hi = 0.0, 1.0
+                for _ in range(48):
+                    f.scale = 0.5 * (lo + hi)
+                    if f.outstanding(volume_latencies(stores, movers, flows, model)) > cap:
+                        hi = f.scale
+                    else:
+                        lo = f.scale
+                f.scale = lo
+            changed = changed or abs(f.scale - was) > 1e-9
+        if not changed:
+            break
+    return volume_latencies(stores, movers, flows, model)
 
 
 @dataclass
@@ -191,45 +292,64 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         for mv in act:
             self._advance_one(mv, dt)
 
-    def _guest_load(self) -> dict[str, float]:
-        """IOs per second the running guests offer to each datastore (stopped guests do none)."""
-        load: dict[str, float] = {}
+    def _copying(self, mv: VMotion) -> bool:
+        """True while the mover of ``mv`` keeps its IOs on the volumes."""
+        return mv.active and mv.setup_left_s <= 1e-12 and bool(mv.passes) and (
+            mv.state != "quiesced" or mv.pending_copy)
+
+    def _volumes(self, copying: VMotion, stopped: bool = False) -> tuple[dict[str, float],
+                                                                        dict[str, GuestIO]]:
+        """Each volume's IO latency (s) and each running guest's IO (with its served share),
+        with the movers copying now and that of ``copying``; ``stopped``: its guest taken as
+        stopped (the last copy of DBT)."""
+        without = copying.guest.userid if stopped else None
+        movers: dict[str, int] = {}
+        mirror: dict[str, VMotion] = {}
+        for mv in self.active:
+            if mv is copying or self._copying(mv):
+                movers[mv.source] = movers.get(mv.source, 0) + 1
+                movers[mv.dest] = movers.get(mv.dest, 0) + 1
+                if mv.method == "MIRROR" and mv.state != "quiesced":
+                    mirror[mv.guest.userid] = mv
+        flows: list[GuestIO] = []
         for uid, ds in self.where.items():
             g = self.sim.guests.get(uid)
-            if g is None or not g.logged_on or g.stopped_by or g.cfg.disk is None:
+            if g is None or uid == without or not g.logged_on or g.stopped_by \
+                    or g.cfg.disk is None:
                 continue
             d = g.cfg.disk
-            load[ds] = load.get(ds, 0.0) + d.read_iops + d.write_iops
-        return load
+            f = GuestIO(uid, d.read_iops, d.write_iops, ds)
+            m = mirror.get(uid)
+            if m is not None:
+                # writes to blocks already copied go to both volumes, synchronously
+                f.mirror, f.mirrored = m.dest, m.copied_ever / m.nblocks
+            if f.reads + f.writes > 0:
+                flows.append(f)
+        lat = solve_volumes(self.datastores, movers, flows, self.model)
+        return lat, {f.userid: f for f in flows}
 
-    def _rates(self, mv: VMotion, load: dict[str, float]) -> tuple[float, float, float, float]:
-        """Per block and per run seconds for the mover now, the guest's achieved share of its
+    def _mover_s(self, mv: VMotion, lat: dict[str, float]) -> tuple[float, float]:
+        """Seconds per block and per run (a seek) for the mover of ``mv`` at these latencies:
+        each of its 16 IOs waits the volume's round, and it goes at the slower volume's pace."""
+        md = self.model
+        unit = run = 0.0
+        for ds in (self.datastores[mv.source], self.datastores[mv.dest]):
+            r = lat[ds.name]
+            # the mover never waits less than a large IO's service time on an idle volume
+            unit = max(unit, max(r, ds.latency_ms / 1000.0) / md.outstanding_ios)
+            # a seek costs the volume's positioning time, stretched as the mover's blocks are
+            run = max(run, seek_s(ds) * r / (md.outstanding_ios * stream_s(ds, md)))
+        return unit, run
+
+    def _rates(self, mv: VMotion) -> tuple[float, float, float, float]:
+        """Per block and per run seconds for the mover now, the guest's served share of its
         offered IO, and its write latency in ms."""
-        src = self.datastores[mv.source]
-        dst = self.datastores[mv.dest]
-        disk = mv.guest.cfg.disk
-        assert disk is not None
-        live = mv.state != "quiesced"
-        off_src = load.get(src.name, 0.0)
-        off_dst = load.get(dst.name, 0.0)
-        if live and mv.method == "MIRROR":
-            # writes to blocks already copied go to both volumes, synchronously
-            off_dst += disk.write_iops * mv.copied_ever / mv.nblocks
-        cap = self.model.max_guest_util
-        io_pct = 1.0
-        if live:
-            io_pct = min(1.0, cap * src.iops / off_src if off_src > 0 else 1.0,
-                         cap * dst.iops / off_dst if off_dst > 0 else 1.0)
-        u_src = min(cap, off_src * io_pct / src.iops)
-        u_dst = min(cap, off_dst * io_pct / dst.iops)
-        # the mover gets what the guests leave of each volume; it waits for the busier one
-        unit = max(block_s(src, self.model) / (1 - u_src), block_s(dst, self.model) / (1 - u_dst))
-        run = max(seek_s(src) / (1 - u_src), seek_s(dst) / (1 - u_dst))
-        lat = seek_s(src) / (1 - u_src)
-        if live and mv.method == "MIRROR":
-            # a mirrored write completes when the slower volume has it
-            lat = max(lat, seek_s(dst) / (1 - u_dst))
-        return unit, run, io_pct, lat * 1000.0
+        lat, flows = self._volumes(mv)
+        unit, run = self._mover_s(mv, lat)
+        f = flows.get(mv.guest.userid)
+        if f is None:  # stopped, or no IO of its own
+            return unit, run, 1.0, lat[mv.source] * 1000.0
+        return unit, run, f.scale, f.write_s(lat) * 1000.0
 
     def _advance_one(self, mv: VMotion, dt: float) -> None:
         sim = self.sim
@@ -261,7 +381,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
                     self._now = t + (dt - left)
                     self._complete(mv)
                 continue
-            unit, run, io_pct, lat = self._rates(mv, self._guest_load())
+            unit, run, io_pct, lat = self._rates(mv)
             if mv.method == "SNAPSHOT" and mv.passes[-1].kind == "consolidation":
                 # a delta holds its blocks in the order they were first written: merging it
                 # puts every block in its own place on the destination, a seek each
@@ -326,21 +446,14 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         mv.space_peak_blocks = max(mv.space_peak_blocks, extra)
 
     def _dirty_cost_s(self, mv: VMotion) -> float:
-        """Seconds to copy every dirty block with the guest stopped."""
+        """Seconds to copy every dirty block with the guest stopped (the same volume model,
+        without the guest's own IO)."""
         assert mv.dirty is not None
         n = M.count_bits(mv.dirty, 0, len(mv.dirty))
         runs = M.count_runs(mv.dirty, 0, len(mv.dirty))
-        src, dst = self.datastores[mv.source], self.datastores[mv.dest]
-        load = self._guest_load()
-        u_s = min(self.model.max_guest_util, load.get(src.name, 0.0) / src.iops)
-        u_d = min(self.model.max_guest_util, load.get(dst.name, 0.0) / dst.iops)
-        if mv.guest.cfg.disk is not None and mv.source == src.name:
-            d = mv.guest.cfg.disk  # the guest itself will be stopped
-            u_s = max(0.0, u_s - (d.read_iops + d.write_iops) / src.iops)
-        md = self.model
-        return n * max(block_s(src, md) / (1 - u_s), block_s(dst, md) / (1 - u_d)) + \
-            runs * max(seek_s(src) / (1 - u_s), seek_s(dst) / (1 - u_d))
-
+        lat, _ = self._volumes(mv, stopped=True)
+        unit, run = self._mover_s(mv, lat)
+        return n * unit + runs * run
 
     def _end_pass(self, mv: VMotion) -> None:
         sim = self.sim

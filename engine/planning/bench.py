@@ -152,7 +152,7 @@ def bench_demo_8h(hours: float = 8.0) -> dict[str, Any]:
 
 def bench_2tb_overcommit() -> dict[str, Any]:
     """Wall seconds for 10 simulated minutes of the 2 TB sequential touchers at 1.5 TB central."""
-    path = bundled_dir() / "large" / "guest-2tb-1500g.toml"
+    path = bundled_dir() / "large" / "guest-2tb-1536g.toml"
     sim = Simulation(load_scenario(path))
     t0 = time.perf_counter()
     sim.run_until(600)

@@ -669,6 +669,26 @@ def _dest_counts(c: Candidate) -> str:
 def format_evacuation(result: EvacuationResult, top: int = 5) -> str:
     """The best plans side by side, why the best wins, the guests that cannot move and the best
     plan's commands."""
+    lines = [*headline(result), ""]
+    rows = plan_table(result, top)
+    w0 = max(len(r[0]) for r in rows)
+    widths = [max(len(r[1][i]) for r in rows) for i in range(len(rows[0][1]))]
+    for label, cells in rows:
+        lines.append(label.ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in
+                                                       zip(cells, widths)))
+    lines += ["", why_best(result)]
+    problems = not_moved(result)
+    if problems:
+        lines.append("")
+        lines.append("Not moved by the best plan:")
+        lines += [f"  {u}: {why}" for u, why in problems]
+    lines += ["", "Commands of the best plan (seed " + str(result.seeds[0]) + "):"]
+    lines += ["  " + ln for ln in commands_text(result).splitlines()]
+    return "\n".join(lines)
+
+
+def headline(result: EvacuationResult) -> list[str]:
+    """What was planned, the destinations' free storage, and the plans run: three lines."""
     n_g = len(result.guests)
     lines = [f"Evacuation of {result.member} at t = {result.at_s:g} s: {n_g} guests "
              f"({format_size(sum(g.size_pages for g in result.guests.values()))} defined, "
@@ -680,9 +700,15 @@ def format_evacuation(result: EvacuationResult, top: int = 5) -> str:
         f"link {r.link_pages_s * 4096 / 1e6:,.0f} MB/s)" for r in result.destinations))
     lines.append(f"{len(result.outcomes)} plans run ({result.runs} runs): "
                  + "; ".join(result.stages))
-    lines.append("")
+    return lines
+
+
+def plan_table(result: EvacuationResult, top: int = 5) -> list[tuple[str, list[str]]]:
+    """The figures of the ``top`` best plans as ``format_evacuation`` shows them: one
+    (label, a cell per plan) for each row, best plan first."""
+    n_g = len(result.guests)
     shown = result.outcomes[:max(1, top)]
-    rows: list[tuple[str, list[str]]] = [
+    return [
         ("plan", [str(o.rank) for o in shown]),
         ("found by", [o.candidate.origin for o in shown]),
         ("order", [" ".join(u for u, _ in o.candidate.moves[:3])
@@ -698,25 +724,13 @@ def format_evacuation(result: EvacuationResult, top: int = 5) -> str:
         ("tput lost %", [f"{o.tput_lost_pct:,.2f}" for o in shown]),
         ("throttle s", [f"{o.throttle_s:,.1f}" for o in shown]),
     ]
-    w0 = max(len(r[0]) for r in rows)
-    widths = [max(len(r[1][i]) for r in rows) for i in range(len(shown))]
-    for label, cells in rows:
-        lines.append(label.ljust(w0) + "  " + "  ".join(c.rjust(w) for c, w in
-                                                       zip(cells, widths)))
-    lines += ["", why_best(result)]
-    problems = not_moved(result)
-    if problems:
-        lines.append("")
-        lines.append("Not moved by the best plan:")
-        lines += [f"  {u}: {why}" for u, why in problems]
-    lines += ["", "Commands of the best plan (seed " + str(result.seeds[0]) + "):"]
-    lines += ["  " + ln for ln in commands_text(result).splitlines()]
-    return "\n".join(lines)
 
 
-def not_moved(result: EvacuationResult) -> list[tuple[str, str]]:
-    """Guests the best plan leaves on the member, each with the reason (its first seed)."""
-    best = result.best
+def not_moved(result: EvacuationResult,
+              outcome: Outcome | None = None) -> list[tuple[str, str]]:
+    """Guests the best plan (or ``outcome``) leaves on the member, each with the reason (its
+    first seed)."""
+    best = result.best if outcome is None else outcome
     run = best.runs[0]
     out = dict(result.unmovable)
     planned = {u for u, _ in best.candidate.moves}
@@ -737,10 +751,12 @@ def not_moved(result: EvacuationResult) -> list[tuple[str, str]]:
     return sorted(out.items())
 
 
-def commands_text(result: EvacuationResult) -> str:
-    """The CP commands an operator issues for the best plan, in order, with their times."""
-    run = result.best.runs[0]
-    c = result.best.candidate
+def commands_text(result: EvacuationResult, outcome: Outcome | None = None) -> str:
+    """The CP commands an operator issues for the best plan (or ``outcome``), in order, with
+    their times."""
+    chosen = result.best if outcome is None else outcome
+    run = chosen.runs[0]
+    c = chosen.candidate
     lines = []
     ends = {r["guest"]: r["start_s"] + r["relocation_s"] for r in run["relocations"]}
     for i, (t, _uid, _dest, text) in enumerate(run["issued"]):
@@ -755,20 +771,22 @@ def commands_text(result: EvacuationResult) -> str:
     return "\n".join(lines)
 
 
-def scenario_text(result: EvacuationResult) -> str:
-    """The scenario with the best plan's commands in its timeline (first seed's times).
+def scenario_text(result: EvacuationResult, outcome: Outcome | None = None) -> str:
+    """The scenario with the best plan's (or ``outcome``'s) commands in its timeline (first
+    seed's times).
 
     The original text is kept as it is with the timeline entries added at its end, unless its
     ``duration_s`` ends before the plan does: then it is written anew with a longer one.
     """
-    run = result.best.runs[0]
+    chosen = result.best if outcome is None else outcome
+    run = chosen.runs[0]
     entries = [(t, text) for t, _u, _d, text in run["issued"]]
     ends = [r["start_s"] + r["relocation_s"] for r in run["relocations"]]
     need = math.ceil(max([*ends, run["end_s"]]) + 60)
     doc = tomllib.loads(result.scenario_text)
     dur = float(doc.get("run", {}).get("duration_s", 600))
     head = (f"\n# Evacuation plan for {result.member} written by ssisim plan evacuate: "
-            f"{result.best.candidate.how()}, the commands as an operator issues them.\n")
+            f"{chosen.candidate.how()}, the commands as an operator issues them.\n")
     inline = re.search(r"^\s*timeline\s*=", result.scenario_text, re.MULTILINE)
     if dur >= need and not inline:
         out = result.scenario_text.rstrip("\n") + "\n" + head

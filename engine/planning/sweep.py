@@ -311,31 +311,42 @@ def sensitivity_table(points: list[Point], results: list[dict[str, float | None]
 def run_point(point: Point, measures: list[str], until_s: float | None = None,
               name: str = "<sweep>") -> dict[str, float | None]:
     """Run one point to its end (or ``until_s``) and take its measures. Runs in any process."""
+    return run_point_summary(point, measures, until_s, name)[0]
+
+
+def run_point_summary(point: Point, measures: list[str], until_s: float | None = None,
+                      name: str = "<sweep>") -> tuple[dict[str, float | None], dict[str, Any]]:
+    """Run one point as ``run_point`` does; its measures and its run's summary."""
     cfg = loads_scenario(point.text, name)
     sim = Simulation(cfg, seed=point.seed)
     sim.run_until(cfg.duration_s if until_s is None else until_s)
     summary = build_summary(sim)
-    return {m: measure(summary, m) for m in measures}
+    return {m: measure(summary, m) for m in measures}, summary
 
 
-def _run_packed(args: tuple[Point, list[str], float | None]) -> dict[str, float | None]:
-    return run_point(*args)
+def _run_packed(args: tuple[Point, list[str], float | None, bool]) -> Any:
+    point, measures, until_s, keep = args
+    return run_point_summary(point, measures, until_s) if keep else \
+        run_point(point, measures, until_s)
 
 
 def run_sweep(points: list[Point], measures: list[str], until_s: float | None = None,
               executor: Executor | None = None,
-              progress: Callable[[int, int], None] | None = None) -> list[dict[str, float | None]]:
-    """The measures of every point, in the order of ``points`` (``executor``: processes)."""
-    jobs = [(p, measures, until_s) for p in points]
-    if executor is None:
-        out = []
-        for i, job in enumerate(jobs):
-            out.append(_run_packed(job))
-            if progress is not None:
-                progress(i + 1, len(jobs))
-        return out
+              progress: Callable[[int, int], None] | None = None,
+              summaries: list[dict[str, Any]] | None = None) -> list[dict[str, float | None]]:
+    """The measures of every point, in the order of ``points`` (``executor``: processes).
+
+    ``summaries``: a list to which each point's run summary is appended, in the same order
+    (the run store keeps them); the summaries come back from the processes with the measures.
+    """
+    keep = summaries is not None
+    jobs = [(p, measures, until_s, keep) for p in points]
     results: list[dict[str, float | None]] = []
-    for i, r in enumerate(executor.map(_run_packed, jobs)):
+    done = map(_run_packed, jobs) if executor is None else executor.map(_run_packed, jobs)
+    for i, r in enumerate(done):
+        if summaries is not None:
+            r, summary = r
+            summaries.append(summary)
         results.append(r)
         if progress is not None:
             progress(i + 1, len(jobs))

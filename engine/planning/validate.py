@@ -277,7 +277,7 @@ def validate_large_guest() -> list[dict[str, Any]]:
     from ..basics.units import PAGES_PER_GB
 
     rows = []
-    sim = _run("large/guest-2tb-2500g.toml")
+    sim = _run("large/guest-2tb-2560g.toml")
     g = sim.guests["LNX2TB"]
     m = sim.members["Z16LPAR"]
     case = "2 TB guest, z16, 2.5 TB central"

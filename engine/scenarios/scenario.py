@@ -45,7 +45,7 @@ from ..basics.limits import (
 )
 from ..basics.units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, pages_or_size, size_to_pages
 from ..basics.workloads import WorkloadError, resolve_params
-from ..cp.grammar import VERBS, known_verb, parse_command
+from ..cp.grammar import VERBS, VmrelocateMove, known_verb, parse_command
 from ..lessons.objectives import GUEST_STATES, KINDS, METHODS, default_text
 from ..migrations.models import problem as model_problem
 
@@ -412,17 +412,28 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
         r = _Reader(ctx, t, ("timeline", i), f"timeline[{i}]")
         at = r.get("at_s", float, ..., check=_between(0, MAX_DURATION_S, "s"))
         cmd = r.get("command", str, ..., check=lambda v: None if v.split() else "is empty")
+        repeat = r.get("repeat", str, "", check=lambda v: None if v in ("", "back_and_forth")
+                       else "must be 'back_and_forth' (or left out)")
+        until = r.get("until_s", float, None, check=_between(0, MAX_DURATION_S, "s"))
         r.done()
+        if until is not None and not repeat:
+            raise r.fail("until_s", "belongs to a repeated command (repeat = 'back_and_forth')")
+        if until is not None and until < at:
+            raise r.fail("until_s", f"{until:g} s is before at_s ({at:g} s)")
         verb = cmd.split()[0]
         if not known_verb(verb):
             valid = ", ".join(w for w, _ in VERBS)
             raise r.fail("command", f"unknown command {_show(verb.upper())}; valid commands: "
                          f"{valid}")
         try:
-            parse_command(cmd)  # the operands and options too, not only the verb
+            typed = parse_command(cmd)  # the operands and options too, not only the verb
         except CPError as e:
             raise r.fail("command", f"{_show(cmd)} is not a valid command: {e.line}") from None
-        timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0))
+        if repeat and not isinstance(typed, VmrelocateMove):
+            raise r.fail("repeat", "only a VMRELOCATE MOVE command can be repeated back and "
+                         "forth")
+        timeline.append(TimelineEntry(at, cmd, ctx.lines.line(("timeline", i, "command")) or 0,
+                                      repeat, until))
     lesson = _lesson(ctx, top.get("lesson", dict)) if "lesson" in top.table else None
     top.used.add("lesson")
     objectives: list[ObjectiveConfig] = []

@@ -1,4 +1,4 @@
-"""The run store: finished runs in SQLite, each committed whole or not at all.
+"""The run store: finished runs and sweeps in SQLite, each committed whole or not at all.
 
 Lives in the user data directory (platformdirs) unless a path is given. WAL journal, foreign
 keys on, schema migrations inside ``BEGIN IMMEDIATE ... PRAGMA user_version = N; COMMIT``, the
@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import platformdirs
 from ..core.sim import Simulation
 from ..views.samples import GuestSample, MemberSample
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -61,6 +62,35 @@ _MIGRATIONS: dict[int, str] = {
     2: """
     ALTER TABLE guest_samples ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0;
     """,
+    # sweeps (ssisim sweep) and their points: each point's measures and its run's summary
+    # (zlib-compressed JSON), not its samples; run_id links a point whose full run is stored
+    3: """
+    CREATE TABLE sweeps (
+        id INTEGER PRIMARY KEY,
+        scenario_name TEXT NOT NULL,
+        scenario_path TEXT NOT NULL,
+        scenario_hash TEXT NOT NULL,
+        scenario_text TEXT NOT NULL,
+        varies_json TEXT NOT NULL,
+        seeds INTEGER NOT NULL,
+        measures_json TEXT NOT NULL,
+        until_s REAL,
+        program_version TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        points INTEGER NOT NULL
+    );
+    CREATE TABLE sweep_points (
+        sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        values_json TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        measures_json TEXT NOT NULL,
+        summary_z BLOB,
+        run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+        PRIMARY KEY (sweep_id, seq)
+    );
+    """,
 }
 
 #: The stored columns are the fields of the engine's sample records, in order.
@@ -88,7 +118,7 @@ def default_db_path() -> Path:
 
 
 class RunStore:
-    """Stored runs: save a finished simulation, list runs, read one back."""
+    """Stored runs and sweeps: save a finished simulation or sweep, list them, read one back."""
 
     #: The columns of a member sample and of a guest sample, in their stored order (the keys
     #: of the rows ``member_samples`` and ``guest_samples`` return).
@@ -203,6 +233,93 @@ class RunStore:
                 self.db.execute("ROLLBACK")
             raise
         return run_id
+
+    def save_sweep(self, *, scenario_name: str, scenario_path: str, scenario_hash: str,
+                   scenario_text: str, varies: Sequence[tuple[str, Sequence[Any]]],
+                   seeds: int, measures: Sequence[str], until_s: float | None,
+                   points: Sequence[dict[str, Any]], started_at: str, finished_at: str,
+                   version: str) -> int:
+        """Store a finished sweep and its points in one transaction and return its id.
+
+        Parameters
+        ----------
+        varies : sequence of (path, values)
+            The varied fields in ``--vary`` order, each with all its values.
+        until_s : float or None
+            Where each point's run stopped (None: at its ``duration_s``).
+        points : sequence of dict
+            In the sweep's order, each with ``values`` (``[(path, value), ...]``), ``seed``,
+            ``measures`` (name to value or None) and optionally ``summary`` (the point's run
+            summary) and ``run_id`` (a run stored with it).
+        """
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.db.execute(
+                "INSERT INTO sweeps (scenario_name, scenario_path, scenario_hash, scenario_text, "
+                "varies_json, seeds, measures_json, until_s, program_version, started_at, "
+                "finished_at, points) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (scenario_name, scenario_path, scenario_hash, scenario_text,
+                 json.dumps([[p, list(vs)] for p, vs in varies]), seeds,
+                 json.dumps(list(measures)), until_s, version, started_at, finished_at,
+                 len(points)))
+            sweep_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                "INSERT INTO sweep_points (sweep_id, seq, values_json, seed, measures_json, "
+                "summary_z, run_id) VALUES (?,?,?,?,?,?,?)",
+                ((sweep_id, i, json.dumps([[p, v] for p, v in pt["values"]]), int(pt["seed"]),
+                  json.dumps(pt["measures"], sort_keys=True),
+                  None if pt.get("summary") is None else zlib.compress(
+                      json.dumps(pt["summary"], sort_keys=True).encode(), 6),
+                  pt.get("run_id")) for i, pt in enumerate(points)))
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        return sweep_id
+
+    def sweeps(self) -> list[dict[str, Any]]:
+        """All stored sweeps, newest first (without their points)."""
+        cur = self.db.execute(
+            "SELECT id, scenario_name, scenario_path, varies_json, seeds, measures_json, "
+            "until_s, program_version, started_at, finished_at, points FROM sweeps "
+            "ORDER BY id DESC")
+        cols = [d[0] for d in cur.description]
+        return [self._sweep_row(dict(zip(cols, row))) for row in cur.fetchall()]
+
+    def sweep(self, sweep_id: int) -> dict[str, Any] | None:
+        """One stored sweep (its scenario text, varied fields, measures), or None."""
+        cur = self.db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return self._sweep_row(dict(zip([d[0] for d in cur.description], row)))
+
+    @staticmethod
+    def _sweep_row(rec: dict[str, Any]) -> dict[str, Any]:
+        rec["varies"] = [(p, list(vs)) for p, vs in json.loads(rec.pop("varies_json"))]
+        rec["measures"] = list(json.loads(rec.pop("measures_json")))
+        return rec
+
+    def sweep_points(self, sweep_id: int) -> list[dict[str, Any]]:
+        """A stored sweep's points in their order: ``seq``, ``values`` (``((path, value),
+        ...)``), ``seed``, ``measures`` and ``run_id`` (their summaries: ``sweep_summary``)."""
+        cur = self.db.execute(
+            "SELECT seq, values_json, seed, measures_json, run_id FROM sweep_points "
+            "WHERE sweep_id = ? ORDER BY seq", (sweep_id,))
+        return [{"seq": seq, "values": tuple((p, v) for p, v in json.loads(values)),
+                 "seed": seed, "measures": json.loads(measures), "run_id": run_id}
+                for seq, values, seed, measures, run_id in cur.fetchall()]
+
+    def sweep_summary(self, sweep_id: int, seq: int) -> dict[str, Any] | None:
+        """The run summary of one point of a stored sweep (None when it was not kept)."""
+        row = self.db.execute("SELECT summary_z FROM sweep_points WHERE sweep_id = ? AND "
+                              "seq = ?", (sweep_id, seq)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        out = json.loads(zlib.decompress(row[0]).decode())
+        assert isinstance(out, dict)
+        return out
 
     def runs(self) -> list[dict[str, Any]]:
         """All stored runs, newest first (without their data)."""

@@ -164,16 +164,14 @@ class MoveView:
         now = self.sim.t
         g = self.sim.guests.get(p.userid)
         member = g.member if g is not None else None
-        kind = p.saved.kind if p.saved is not None else "idle"
         image = p.image_pages
         phase = p.phase
         end = p.t_end
         done_pages = 0
         progress = 1.0
         pm = self.sim.pause.model
-        if phase in ("prepare", "boot", "restart"):
-            length = {"prepare": pm.prepare_s.get(kind, 2.0), "boot": pm.boot_s,
-                      "restart": pm.restart_s.get(kind, 0.5)}[phase]
+        if phase in ("prepare", "reclaim", "boot", "restart"):
+            length = p.phase_s
             progress = 1.0 - (p.t_phase_end - now) / length if length > 0 else 1.0
             done_pages = image if phase == "restart" else 0
         elif phase in ("write", "read"):

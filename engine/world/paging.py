@@ -84,14 +84,18 @@ class Pager:
                protect: Guest | None = None) -> int:
         """CP's demand scan: free up to ``want`` frames, dormant guests first.
 
-        Pages referenced since the last visit get a second chance; reserved pages (SET RESERVED)
-        are protected. Order: dormant, eligible, dispatch list, two clock passes each; only then
-        are referenced pages taken, in the same order.
+        CP walks its lists in order: the dormant list first, the guest dormant longest first,
+        taking a guest's unreferenced pages before moving on to the next, so a few idle guests
+        give most of the frames; then the eligible and the dispatch list, whose guests are all
+        at work, each giving in proportion to its resident pages. Pages referenced since the
+        last visit get a second chance; reserved pages (SET RESERVED) are protected. Two clock
+        passes over each list; only then are referenced pages taken, in the same order.
         """
         if want <= 0:
             return 0
         guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
                   if g.n_cen > g.set_reserved and g is not protect]
+        guests.sort(key=lambda g: (g.class_since, g.userid))
         got = 0
         passes = [(c, False) for c in (0, 0, 1, 1, 2, 2)] + [(c, True) for c in (0, 1, 2)]
         for cls, take_ref in passes:
@@ -100,12 +104,13 @@ class Pager:
                 break
             cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls
                      and g.n_cen > g.set_reserved]
-            if not cands:
-                continue
             total = sum(g.n_cen - g.set_reserved for g in cands)
             for g in cands:
                 avail = g.n_cen - g.set_reserved
-                share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
+                if cls == 0:  # dormant: the longest dormant gives all it can first
+                    share = min(avail, want - got)
+                else:  # at work: each in proportion
+                    share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
                 if share <= 0:
                     continue
                 n, blocked = self.steal_from(m, g, share, take_ref, io_left)
@@ -173,22 +178,23 @@ class Pager:
         return got, blocked
 
     def migrate(self, m: Member, want: int, io_left: list[float]) -> int:
-        """Move aged XSTOR pages on to DASD, dormant guests' first."""
+        """Move aged XSTOR pages on to DASD, the oldest first: the blocks of the guest dormant
+        longest (whose pages went to XSTOR earliest and have not been wanted since), all of them,
+        before the next guest's; within a guest, in the order its pages were stolen."""
         if want <= 0:
             return 0
         guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
                   if g.n_xst > 0]
-        guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.userid))
+        guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.class_since, g.userid))
         moved = 0
         out = self._mig_out
         for cls in (0, 1, 2):
             cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls]
-            total = sum(g.n_xst for g in cands)
             for g in cands:
                 need = want - moved
                 if need <= 0:
                     return moved
-                share = min(g.n_xst, max(1, math.ceil(need * g.n_xst / max(total, 1))))
+                share = min(g.n_xst, need)
                 assert g.planes is not None
                 K.migrate_xstor(g.planes, g.migrate_cursor, share, int(io_left[0]),
                                 m.slots_free, out)

@@ -3,7 +3,17 @@
 
 from __future__ import annotations
 
-from .state import DISPATCH, DORMANT, ELIGIBLE, QUIESCED, STOPPED, SUSPENDED, Guest, Member
+from .state import (
+    DISPATCH,
+    DORMANT,
+    ELIGIBLE,
+    QUIESCED,
+    STATE_CLASS,
+    STOPPED,
+    SUSPENDED,
+    Guest,
+    Member,
+)
 from .world import World
 
 
@@ -37,6 +47,8 @@ def schedule_states(world: World, m: Member, guests: list[Guest]) -> None:
         if new != g.state:
             old = g.state
             g.state = new
+            if STATE_CLASS.get(new, 0) != STATE_CLASS.get(old, 0):
+                g.class_since = world.t
             g.eligible_since = world.t if new == ELIGIBLE else None
             world.emit("STATE", m.name, g.userid, f"{g.userid} {old} -> {new}",
                       {"from": old, "to": new})

@@ -70,6 +70,9 @@ class Guest:
         self.cursors: list[list[int]] = []
         self.state = LOGGED_OFF
         self.eligible_since: float | None = None
+        #: when the guest entered its scheduler class (dormant, eligible, dispatch): CP's demand
+        #: scan visits the longest dormant first
+        self.class_since = 0.0
         self.set_reserved = cfg.set_reserved_pages
         self.share = cfg.share
         self.share_absolute = cfg.share_absolute
@@ -80,6 +83,7 @@ class Guest:
         self.units_by_unit: dict[str, float] = {}
         self.units_step = 0.0
         self.cpu_s_total = 0.0
+        self.ios_total = 0.0  # disk I/Os its workload did (virtual I/O through CP)
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
         self.first_out: dict[str, float] = {}
         self.relocating = False  # a relocation tracks the pages it changes
@@ -241,6 +245,9 @@ class Member:
         self.io_util = 0.0
         self.cpu_util = 0.0
         self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step
+        self.ios_total = 0.0  # guests' disk I/Os (virtual I/O through CP)
+        self.vio_cpu_step = 0.0  # CP's CPU seconds for guests' virtual I/O in the current step
+        self.vio_cpu_last = 0.0  # the same in the last step: CP serves it before the guests
         self.dasd_full_reported = False
         self.half_full_reported = False
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
@@ -442,7 +449,7 @@ class MigrationSnapshot:
 class PauseSnapshot:
     """A guest being paused or let go, at one instant.
 
-    ``action`` is ``suspend`` (Linux hibernates: phases prepare, write, halted), ``resume``
+    ``action`` is ``suspend`` (Linux hibernates: phases prepare, reclaim, write, halted), ``resume``
     (boot, read, restart, first request, serving) or ``stop`` (CP STOP: stopped; after BEGIN
     waking until it answers requests again, then serving). ``progress`` is the share of the
     current phase done (0 for ``stopped``, which lasts until BEGIN).

@@ -78,3 +78,7 @@ class World(Protocol):
     def dasd_wait_s(self, m: Member) -> float:
         """How long a virtual CPU waits for a DASD page fault on ``m``, queueing included."""
         ...
+
+    def replenish(self, m: Member, want: int) -> int:
+        """CP's demand scan on ``m`` now, within the step's paging I/O: frames freed."""
+        ...

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import time
 from itertools import pairwise
 
 from PySide6.QtCore import QPointF, QTimer
 
 from ssisim.app.throttle_timeline import ROWS
-from ssisim.engine import THROTTLE_REASONS
+from ssisim.engine import (
+    THROTTLE_REASONS,
+    Simulation,
+    build_summary,
+    find_scenario,
+    load_scenario,
+)
 
 
 def test_the_event_loop_keeps_running_while_the_worker_simulates(make_window, qtbot):
@@ -50,18 +57,25 @@ def test_relocation_panel_shows_throttles_and_their_meaning(make_window, qtbot, 
 
 
 def test_the_quiesce_timer_counts_while_the_guest_is_stopped(make_window, qtbot, run_to):
+    # when the quiesce happens, from the same scenario run headless
+    sim = Simulation(load_scenario(find_scenario("lgr-short-destination")))
+    sim.run_until(240)
+    (r,) = build_summary(sim)["relocations"]
+    quiesced = r["start_s"] + r["relocation_s"] - r["quiesce_s"]
+    inside = math.floor(quiesced) + 1  # the first whole second of the quiesce
+    assert inside < r["start_s"] + r["relocation_s"]
     win = make_window("lgr-short-destination")
-    run_to(win, 119)
+    run_to(win, inside)
     timer = win.relocation.timer
     assert timer.counting
-    assert timer.seconds > 0.5
+    assert timer.seconds > 0.0
     assert timer.figure.text() == f"{timer.seconds:.1f} s"
     assert win.model.state_of("LNXBUSY") == "quiesced"
-    run_to(win, 125)
+    run_to(win, math.ceil(r["start_s"] + r["relocation_s"]) + 5)
     assert not timer.counting
     assert win.model.guest("LNXBUSY").member == "MEMB2"
     assert win.relocation.values["status"].text() == "relocated"
-    assert len(win.relocation.passes._passes) == 5
+    assert len(win.relocation.passes._passes) == r["passes"]
 
 
 def test_the_quiesce_timer_shows_the_limit_the_relocation_was_given(make_window, qtbot,

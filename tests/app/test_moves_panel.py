@@ -52,17 +52,20 @@ def test_lpm_and_storage_vmotion_show_their_passes_progress_and_downtime(make_wi
 
 def test_a_suspend_shows_its_phases_and_the_image_written(make_window, run_to):
     win = make_window("scenarios/pause/pause-suspend.toml")
-    run_to(win, 305)
+    run_to(win, 301)
     row = _row(win, "suspend WAS01@300")
     assert row.badge.text() == "suspend"
     assert row.title.text() == "WAS01  on Z10LPAR"
-    assert row.status.full == "freezing the services (1 of 2)"
-    run_to(win, 318)
+    assert row.status.full == "freezing the services (1 of 3)"
+    run_to(win, 306)  # the image can hold half the guest's memory: the rest is swapped out first
     row = _row(win, "suspend WAS01@300")
-    assert row.status.full == "writing the image to swap (2 of 2)"
+    assert row.status.full == "swapping out what the image cannot hold (2 of 3)"
+    run_to(win, 314)
+    row = _row(win, "suspend WAS01@300")
+    assert row.status.full == "writing the image to swap (3 of 3)"
     writing = row.bar.fraction
     assert 0 < writing < 1 and "image" in row.bar.text
-    run_to(win, 322)
+    run_to(win, 318)
     assert _row(win, "suspend WAS01@300").bar.fraction > writing
     run_to(win, 335)
     row = _row(win, "suspend WAS01@300")
@@ -116,18 +119,18 @@ def test_a_guest_being_suspended_or_resumed_shows_its_phase_not_the_stand_in_wor
                                                                                   run_to,
                                                                                   wait_console):
     win = make_window("scenarios/pause/pause-suspend.toml")
-    run_to(win, 318)  # WAS01 writes its image: the engine runs a sequential toucher for it
+    run_to(win, 316)  # WAS01 writes its image: the engine runs a sequential toucher for it
     g = win.model.guest("WAS01")
     assert g.state == "dispatch" and g.workload.startswith("SEQTOUCH")
     tile = win.cluster.tiles["WAS01"]
     assert win.model.state_of("WAS01") == "suspending" and tile.state == "suspending"
     assert tile.workload_word() == "writing image"
     assert "suspending" in tile.toolTip() and "SEQTOUCH" not in tile.toolTip()
-    assert "writing the image to swap (2 of 2)" in tile.toolTip()
+    assert "writing the image to swap (3 of 3)" in tile.toolTip()
     header = _detail(win, "WAS01")
-    assert "suspending" in header and "writing the image to swap (2 of 2)" in header
-    assert "Linux suspend: writing the image to swap (2 of 2), " in header
-    assert "M of 495.5M image" in header
+    assert "suspending" in header and "writing the image to swap (3 of 3)" in header
+    assert "Linux suspend: writing the image to swap (3 of 3), " in header
+    assert "M of 384M image" in header  # half of its 768M: the most an image can hold
     assert "Throughput" not in tile.toolTip()  # that of the stand-in work
     # and its throughput chart says it serves nothing, not what the stand-in writes
     assert g.throughput > 1000 and win.model.history.guest("WAS01", "throughput")[-1] == 0.0

@@ -12,59 +12,8 @@ import pytest
 from ssisim.cli import main
 from ssisim.engine import EvacuateError, parse_window
 
-# MEMB2 has 1G of free frames and 4G of paging space. BIG (3.5G defined, 1G in use) fits in its
-# frames; SMALL (2.5G, all in use) overflows them into the paging space. SMALL first leaves less
-# paging space than BIG's size (VMRELOCATE's check: a guest's size must not exceed the
-# destination's free paging space); BIG first leaves room for SMALL. HUGE is larger than MEMB2's
-# paging space, so the storage check refuses it whatever the order.
-SMALL_CASE = """
-format = "ssisim-scenario"
-version = 1
-name = "Order matters"
-
-[run]
-seed = 3
-duration_s = 300
-step_s = 1
-sample_s = 10
-
-[[member]]
-name = "MEMB1"
-cpus = 4
-central = "8G"
-  [[member.volume]]
-  size = "8G"
-
-[[member]]
-name = "MEMB2"
-cpus = 4
-central = "1040M"
-  [[member.volume]]
-  size = "4G"
-
-[[link]]
-members = ["MEMB1", "MEMB2"]
-chpids = [{gbps = 8, ctcs = 4}]
-
-[[guest]]
-userid = "BIG"
-member = "MEMB1"
-storage = "3584M"
-workload = { type = "seqtouch", buffer_mb = 1024, write = 0, rate_pages_s = 400000 }
-
-[[guest]]
-userid = "SMALL"
-member = "MEMB1"
-storage = "2560M"
-vcpus = 2
-workload = { type = "seqtouch", write = 0, rate_pages_s = 400000 }
-
-[[guest]]
-userid = "HUGE"
-member = "MEMB1"
-storage = "4G"
-workload = { type = "idle" }
-"""
+# Two members where the order of the evacuation matters (tests/cases/order-matters.toml).
+SMALL_CASE = (Path(__file__).parents[1] / "cases" / "order-matters.toml").read_text()
 
 
 def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

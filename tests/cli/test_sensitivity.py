@@ -22,11 +22,11 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 def test_a_sweep_can_vary_a_model_parameter() -> None:
     path = find_scenario("reference/lgr-idle")
     points = plan_sweep(path.read_text(), str(path),
-                        [parse_vary("model.lgr.stage_frames=2048,8192")], 1)
-    assert ["[model.lgr]" in p.text and f"stage_frames = {v}" in p.text
-            for p, v in zip(points, (2048, 8192))] == [True, True]
-    with pytest.raises(SweepError, match="no parameter 'stage_frame'"):
-        plan_sweep(path.read_text(), str(path), [parse_vary("model.lgr.stage_frame=1,2")], 1)
+                        [parse_vary("model.lgr.max_passes=9,24")], 1)
+    assert ["[model.lgr]" in p.text and f"max_passes = {v}" in p.text
+            for p, v in zip(points, (9, 24))] == [True, True]
+    with pytest.raises(SweepError, match="no parameter 'max_pass'"):
+        plan_sweep(path.read_text(), str(path), [parse_vary("model.lgr.max_pass=1,2")], 1)
 
 
 def test_the_parameter_that_decides_a_result_comes_first(capsys, tmp_path: Path) -> None:

@@ -28,8 +28,11 @@ def test_dormant_guests_lose_pages_before_active_ones(make):
     assert a.counters.xstor_out + a.counters.dasd_out + a.counters.dasd_clean == 0
     assert a.n_cen == 80 * 256
     assert sim.members["MEMB1"].counters.dasd_out > 0, "the idle guests' pages reach DASD"
-    lost = [sim.guests[f"IDLE{i}"].counters.xstor_out for i in range(3)]
-    assert all(x > 0 for x in lost), "every idle guest gives pages, none is emptied alone"
+    lost = [sim.guests[f"IDLE{i}"].counters.xstor_out + sim.guests[f"IDLE{i}"].counters.dasd_out
+            for i in range(3)]
+    # they went dormant together: the demand scan takes the first on its list whole, then the
+    # next (test_demand_scan.py: the one dormant longest first)
+    assert lost[0] > 0 and lost[0] >= lost[1] >= lost[2], lost
     assert all(sim.guests[f"IDLE{i}"].state == "dormant" for i in range(3))
 
 
@@ -158,9 +161,9 @@ def test_2tb_touchers_fall_to_paging_speed_once_ir_passes_one():
         sim.run_until(400)
         return (g.units_total - before) / 100, (m.counters.dasd_in - din) / 100, sim
 
-    fits, fits_in, _ = run("large/guest-2tb-2500g")
-    over, over_in, sim = run("large/guest-2tb-1500g")
+    fits, fits_in, _ = run("large/guest-2tb-2560g")
+    over, over_in, sim = run("large/guest-2tb-1536g")
     assert fits_in == 0 and fits > 1e8, "2002 GB in 2.5 TB: memory speed, no paging"
-    assert over < 0.01 * fits, "I/R 1.33: throughput collapses"
+    assert over < 0.01 * fits, "I/R 1.30: throughput collapses"
     assert over == pytest.approx(over_in, rel=0.05), "every page touched is a page read from DASD"
     assert sim.verify() == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ssisim.engine import RunStore
-from ssisim.engine.store.store import _MIGRATIONS
+from ssisim.engine.store.store import _MIGRATIONS, SCHEMA_VERSION
 
 
 def test_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
@@ -21,7 +21,7 @@ def test_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
     con.commit()
     con.close()
     with RunStore(db) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.run(1)["summary"] == {"scenario": "old"}
         (row,) = store.guest_series(1)
         assert row["userid"] == "LNX1" and row["scheduled"] == 0

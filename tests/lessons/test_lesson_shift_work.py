@@ -50,7 +50,7 @@ def test_reference_suspends_then_logs_off(scenario):
     assert d["passed"] and d["score"] == d["max_score"]
     room = next(o for o in d["objectives"] if o["id"] == "room")
     # both images written (25 s each), logoff at 45 s, cleanup returns 2.5 GB each at once
-    assert room["t_s"] < 50 and "6.9 GB free" in room["detail"]
+    assert room["t_s"] < 70 and "6.9 GB free" in room["detail"]
     last = max(o["t_s"] for o in d["objectives"] if o["kind"] != "keep_running")
     assert d["ended_s"] == last + scenario.lesson.settle_s, \
         "the lesson ends soon after every task is decided"
@@ -86,7 +86,8 @@ def test_stop_then_logoff_frees_storage_but_loses_the_memory(scenario):
 
 
 def test_logoff_before_the_halt_loses_the_image(scenario):
-    """Suspend takes 25 s (14 s freezing, 2080 MB at 200 MB/s); a LOGOFF before then is a loss."""
+    """Suspend takes 43 s (freezing, 544 MB swapped out, the 1536 MB image at 200 MB/s); a
+    LOGOFF before then is a loss."""
     sim = free_world(scenario, (10, "LINUX WAS01 SUSPEND"), (20, "LOGOFF WAS01"),
                      (30, "XAUTOLOG WAS01"))
     sim.run_until(31)
@@ -94,11 +95,11 @@ def test_logoff_before_the_halt_loses_the_image(scenario):
 
 
 def test_the_image_survives_logoff_and_resumes(scenario):
-    sim = free_world(scenario, (10, "LINUX WAS01 SUSPEND"), (45, "LOGOFF WAS01"),
-                     (60, "XAUTOLOG WAS01"), (61, "LINUX WAS01 RESUME"))
-    sim.run_until(90)
+    sim = free_world(scenario, (10, "LINUX WAS01 SUSPEND"), (60, "LOGOFF WAS01"),
+                     (75, "XAUTOLOG WAS01"), (82, "LINUX WAS01 RESUME"))
+    sim.run_until(120)
     halted = next(e for e in sim.events if e.kind == "SUSPENDED")
-    assert halted.t_s == pytest.approx(35, abs=1)
+    assert halted.t_s == pytest.approx(53, abs=1)
     serving = next(e for e in sim.events if e.kind == "SERVING")
     assert 15 < serving.data["seconds"] < 25
     assert sim.guests["WAS01"].linux == "running"

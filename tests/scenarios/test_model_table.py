@@ -39,9 +39,9 @@ def test_a_model_value_in_the_scenario_changes_the_run() -> None:
 
 
 def test_the_table_leaves_other_parameters_alone() -> None:
-    sc = loads_scenario(IDLE + "\n[model.lgr]\nstage_frames = 8192\n")
+    sc = loads_scenario(IDLE + "\n[model.lgr]\nmax_passes = 12\n")
     m = Models.from_table(sc.model)
-    assert m.lgr.stage_frames == 8192 and isinstance(m.lgr.stage_frames, int)
+    assert m.lgr.max_passes == 12 and isinstance(m.lgr.max_passes, int)
     assert m.lgr.dat_scan_s_per_gb == Models().lgr.dat_scan_s_per_gb
     assert m.pause == Models().pause
 

@@ -1,0 +1,151 @@
+"""Relocating from or to a member short of storage: the pace comes from the members' paging
+devices and demand scans, and the throttles fire from their real state (docs/relocation.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssisim.engine import Simulation, build_summary, find_scenario, loads_scenario
+
+
+def source_short(central: str, service_ms: float) -> str:
+    """MOVER (8G, changing half its pages) and HOG share SRC; DST is roomy."""
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "constrained source"
+[run]
+seed = 3
+duration_s = 900
+step_s = 1
+[[member]]
+name = "SRC"
+cpus = 4
+central = "{central}"
+  [[member.volume]]
+  volid = "SRC001"
+  size = "64G"
+  service_ms = {service_ms}
+  queue_depth = 4
+[[member]]
+name = "DST"
+cpus = 4
+central = "32G"
+  [[member.volume]]
+  volid = "DST001"
+  size = "64G"
+[[link]]
+members = ["SRC", "DST"]
+chpids = [{{gbps = 8, ctcs = 4}}, {{gbps = 8, ctcs = 4}}]
+[[guest]]
+userid = "MOVER"
+member = "SRC"
+storage = "8G"
+workload = {{ type = "randchange", fraction = 0.5, rate_pages_s = 20000 }}
+[[guest]]
+userid = "HOG"
+member = "SRC"
+storage = "8G"
+workload = {{ type = "seqtouch", buffer_mb = 6000, rate_pages_s = 50000 }}
+[[timeline]]
+at_s = 120
+command = "VMRELOCATE MOVE MOVER TO DST ASYNC MAXQUIESCE NOLIMIT"
+'''
+
+
+def relocation(text: str, until: float = 900) -> dict:
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(until)
+    (r,) = build_summary(sim)["relocations"]
+    assert r["result"] == "relocated"
+    return r
+
+
+def test_a_short_source_relocates_more_slowly_the_slower_its_paging() -> None:
+    roomy = relocation(source_short("32G", 2.0))
+    short = [relocation(source_short("8G", ms)) for ms in (2.0, 3.0, 4.0)]
+    # a roomy source does not care how fast its paging devices are
+    assert roomy["relocation_s"] == relocation(source_short("32G", 0.5))["relocation_s"]
+    assert "source:stage_frames" not in roomy["throttle_s"]
+    times = [r["relocation_s"] for r in short]
+    assert roomy["relocation_s"] < times[0] < times[1] < times[2]
+    # the pages wait for staging frames, which the source's demand scan frees at its devices'
+    # pace: the stage-frames throttle says so, and for longer as the devices slow
+    held = [r["throttle_s"].get("source:stage_frames", 0.0) for r in short]
+    assert 0 < held[0] < held[1] < held[2]
+
+
+def short_destination(service_ms: float, step_s: float = 1.0) -> str:
+    text = find_scenario("lgr-short-destination").read_text(encoding="utf-8")
+    head, _, tail = text.partition('name = "MEMB2"')
+    tail = tail.replace("service_ms = ", f"service_ms = {service_ms}  # was ", 1)
+    assert "# was" in tail
+    return head.replace("step_s = 1", f"step_s = {step_s}") + 'name = "MEMB2"' + tail
+
+
+def test_a_short_destination_takes_pages_as_fast_as_its_paging_writes() -> None:
+    fast = relocation(short_destination(0.5), 240)
+    slow = relocation(short_destination(1.0), 240)
+    assert slow["relocation_s"] > fast["relocation_s"] * 1.3
+    for r in (fast, slow):
+        assert r["throttle_s"].get("destination:frames", 0) > 0
+
+
+@pytest.mark.parametrize("step_s", [0.5, 2.0])
+def test_the_pace_does_not_hang_on_the_step(step_s: float) -> None:
+    one = relocation(short_destination(0.5), 240)
+    other = relocation(short_destination(0.5, step_s), 240)
+    assert other["relocation_s"] == pytest.approx(one["relocation_s"], rel=0.05)
+
+
+def many_at_once(cpus: int) -> str:
+    guests = "".join(f'''
+[[guest]]
+userid = "LNX{i:02d}"
+member = "SRC"
+storage = "16G"
+workload = {{ type = "idle", wss_mb = 256 }}
+
+[[timeline]]
+at_s = 5
+command = "VMRELOCATE MOVE LNX{i:02d} TO DST ASYNC"
+''' for i in range(8))
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "eight at once"
+[run]
+seed = 9
+duration_s = 200
+step_s = 1
+[[member]]
+name = "SRC"
+cpus = {cpus}
+central = "256G"
+  [[member.volume]]
+  volid = "SRC001"
+  size = "512G"
+[[member]]
+name = "DST"
+cpus = {cpus}
+central = "256G"
+  [[member.volume]]
+  volid = "DST001"
+  size = "512G"
+[[link]]
+members = ["SRC", "DST"]
+chpids = [{{gbps = 8, ctcs = 4}}, {{gbps = 8, ctcs = 4}}]
+{guests}
+'''
+
+
+def test_relocations_share_a_members_processors() -> None:
+    def longest(cpus: int) -> float:
+        sim = Simulation(loads_scenario(many_at_once(cpus)))
+        sim.run_until(200)
+        rels = build_summary(sim)["relocations"]
+        assert len(rels) == 8 and all(r["result"] == "relocated" for r in rels)
+        return max(r["relocation_s"] for r in rels)
+
+    # eight relocations' DAT scans on two processors take four times as long as on eight
+    assert longest(2) > longest(16) * 1.5

@@ -1,0 +1,204 @@
+"""The mechanisms behind Linux suspend/resume, logoff cleanup and logon of a huge guest.
+
+Suspend: freeze, swap out what does not fit in half of memory, then write the image at the
+swap disk's speed. Resume: boot, read the image back, bring devices up again. Logoff: every
+frame is cleared, slots and XSTOR blocks are only released. Logon: Linux boots, then the
+guest touches its storage again as fast as its CPUs and the member's free frames allow.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ssisim.engine import (
+    GuestConfig,
+    MemberConfig,
+    ScenarioConfig,
+    Simulation,
+    VolumeConfig,
+    WorkloadSpec,
+    size_to_pages,
+)
+from ssisim.engine.migrations.pause import PauseModel
+
+MODEL = PauseModel()
+
+
+def member(central="4G", cpus=4, paging="64G", xstor="0", cleanup="background"):
+    return MemberConfig(name="LPAR1", cpus=cpus, central_pages=size_to_pages(central),
+                        xstor_pages=size_to_pages(xstor), cp_pages=0, logoff_cleanup=cleanup,
+                        volumes=(VolumeConfig("PAG001", size_to_pages(paging), 0.1, 32),))
+
+
+def linux(userid, storage, used_mb, swap_mb_s=40.0, logged_on=True):
+    """An idle Linux guest that uses ``used_mb`` (its kernel included) and has touched it."""
+    return GuestConfig(userid=userid, member="LPAR1", storage_pages=size_to_pages(storage),
+                       vcpus=2, swap_pages=size_to_pages(storage), swap_mb_s=swap_mb_s,
+                       logged_on=logged_on,
+                       workload=WorkloadSpec("seqtouch", {"buffer_mb": used_mb,
+                                                          "rate_pages_s": 400000}))
+
+
+def world(guests, step_s=0.1, **m):
+    return Simulation(ScenarioConfig(name="mechanisms", members=[member(**m)], guests=guests,
+                                     seed=11, step_s=step_s, duration_s=3600))
+
+
+def seconds(sim, kind, userid):
+    (e,) = [e for e in sim.events if e.kind == kind and e.userid == userid]
+    return e.data["seconds"]
+
+
+def hibernate_and_resume(guests):
+    """Touch, go idle, suspend every guest, resume each: (suspend s, resume s) by user ID."""
+    sim = world(guests)
+    sim.run_until(5)
+    for g in guests:
+        used = g.workload.params["buffer_mb"] - MODEL.kernel_mb
+        sim.execute(f"WORKLOAD {g.userid} START IDLE WSS_MB {used:g}")
+    sim.run_until(6)
+    for g in guests:
+        assert sim.execute(f"LINUX {g.userid} SUSPEND").ok
+    sim.run_until(120)
+    for g in guests:
+        assert sim.execute(f"LINUX {g.userid} RESUME").ok
+    sim.run_until(240)
+    return {g.userid: (seconds(sim, "SUSPENDED", g.userid), seconds(sim, "SERVING", g.userid))
+            for g in guests}
+
+
+def test_a_larger_image_takes_longer_by_the_swap_disks_speed_and_the_fixed_part_stays():
+    t = hibernate_and_resume([linux("SMALL", "2G", 300), linux("LARGE", "2G", 700)])
+    (s_small, r_small), (s_large, r_large) = t["SMALL"], t["LARGE"]
+    # 400 MB more to write and to read back at 40 MB/s: 10 s more each way
+    assert s_large - s_small == pytest.approx(400 / 40, abs=0.3)
+    assert r_large - r_small == pytest.approx(400 / 40, abs=0.3)
+    # what does not grow with the image is the same for both
+    assert s_small - 300 / 40 == pytest.approx(s_large - 700 / 40, abs=0.3)
+    assert s_small - 300 / 40 == pytest.approx(MODEL.freeze_s, abs=0.3)
+    fixed = MODEL.boot_s + MODEL.reinit_s + MODEL.request_s
+    assert r_small - 300 / 40 == pytest.approx(fixed, abs=0.3)
+    assert r_large - 700 / 40 == pytest.approx(fixed, abs=0.3)
+
+
+def test_a_faster_swap_disk_shortens_only_the_image_part():
+    t = hibernate_and_resume([linux("SLOW", "2G", 600, swap_mb_s=40),
+                              linux("FAST", "2G", 600, swap_mb_s=160)])
+    (s_slow, r_slow), (s_fast, r_fast) = t["SLOW"], t["FAST"]
+    saved = 600 / 40 - 600 / 160
+    assert s_slow - s_fast == pytest.approx(saved, abs=0.3)
+    assert r_slow - r_fast == pytest.approx(saved, abs=0.3)
+    assert r_fast > MODEL.boot_s + MODEL.reinit_s, "booting and re-initialising stay"
+
+
+def test_a_guest_using_more_than_half_its_memory_swaps_out_first_and_suspends_slower():
+    """Linux copies the image in memory before writing it: a 768 MB guest using 600 MB writes
+    384 MB as its image and must first swap the rest out, cluster by cluster; a 1.5 GB guest
+    using the same 600 MB writes it all in one stream."""
+    t = hibernate_and_resume([linux("TIGHT", "768M", 600), linux("ROOMY", "1536M", 600)])
+    (s_tight, r_tight), (s_roomy, r_roomy) = t["TIGHT"], t["ROOMY"]
+    assert s_roomy == pytest.approx(MODEL.freeze_s + 600 / 40, abs=0.3)
+    reclaim = 216 / MODEL.reclaim_mb_s(40.0)
+    assert s_tight == pytest.approx(MODEL.freeze_s + reclaim + 384 / 40, abs=0.3)
+    assert s_tight > s_roomy + 5
+    # the swapped-out pages are its least used: they are not read back before it answers
+    assert r_tight == pytest.approx(r_roomy - (600 - 384) / 40, abs=0.3)
+
+
+def cleanup_seconds(central: str, storage="6G", touched_mb=6144) -> tuple[float, float]:
+    """Log off a guest that touched ``touched_mb``; (cleanup s, share of its pages that were in
+    central storage)."""
+    g = GuestConfig(userid="BIG", member="LPAR1", storage_pages=size_to_pages(storage), vcpus=4,
+                    workload=WorkloadSpec("seqtouch", {"buffer_mb": touched_mb, "write": 1,
+                                                       "rate_pages_s": 1_000_000}))
+    sim = world([g], central=central)
+    sim.run_until(30)
+    guest = sim.guests["BIG"]
+    share = guest.n_cen / guest.instantiated
+    sim.execute("FORCE BIG")
+    sim.run_until(60)
+    assert not sim.verify()
+    return seconds(sim, "CLEANUP_DONE", "BIG"), share
+
+
+def test_pages_on_dasd_are_released_faster_than_frames_are_cleared():
+    in_central, share_c = cleanup_seconds("8G")
+    paged, share_p = cleanup_seconds("2G")
+    assert share_c == 1.0 and share_p < 0.4
+    frames = 6144 * 256
+    assert in_central == pytest.approx(frames * MODEL.clear_frame_s, rel=0.05)
+    # most pages only give back a slot: far less work
+    assert paged < 0.5 * in_central
+
+
+def test_inline_cleanup_holds_the_user_id_for_the_work_its_pages_need():
+    """Before the cleanup state, a guest whose pages were paged out comes back sooner."""
+    waits = {}
+    for central in ("8G", "2G"):
+        g = GuestConfig(userid="BIG", member="LPAR1", storage_pages=size_to_pages("6G"),
+                        vcpus=4, workload=WorkloadSpec("seqtouch", {"buffer_mb": 6144,
+                                                                    "rate_pages_s": 1_000_000}))
+        sim = world([g], central=central, cleanup="inline")
+        sim.run_until(30)
+        sim.execute("FORCE BIG")
+        t0 = sim.t
+        while not sim.execute("XAUTOLOG BIG").ok:
+            sim.step()
+        waits[central] = sim.t - t0
+    assert waits["8G"] == pytest.approx(6144 * 256 * MODEL.clear_frame_s, abs=0.15)
+    assert waits["2G"] < 0.5 * waits["8G"]
+
+
+def huge_logon(after_cleanup: bool) -> tuple[float, float, Simulation]:
+    """OLD (160 GB, all touched) logs off from a 176 GB member; NEW (160 GB) logs on as soon as
+    OLD's user ID is free, or only once OLD's storage has been reset. (seconds until NEW is
+    active, GB a cleanup held at its logon)."""
+    old = GuestConfig(userid="OLD", member="LPAR1", storage_pages=size_to_pages("160G"), vcpus=8,
+                      workload=WorkloadSpec("seqtouch", {"buffer_mb": 160 * 1024,
+                                                         "instances": 8}))
+    new = GuestConfig(userid="NEW", member="LPAR1", storage_pages=size_to_pages("160G"), vcpus=8,
+                      logged_on=False,
+                      workload=WorkloadSpec("seqtouch", {"buffer_mb": 150 * 1024,
+                                                         "instances": 8}))
+    sim = world([old, new], step_s=0.5, central="176G", cpus=16, paging="512G")
+    sim.run_until(20)
+    assert sim.guests["OLD"].n_cen == size_to_pages("160G")
+    sim.execute("WORKLOAD OLD START IDLE")
+    sim.run_until(21)
+    sim.execute("FORCE OLD")
+    sim.run_until(21 + (60 if after_cleanup else 1))
+    assert bool(sim.pause.cleaning("LPAR1")) != after_cleanup
+    assert sim.execute("XAUTOLOG NEW").ok
+    t_logon = sim.t
+    sim.run_until(t_logon + 90)
+    assert not sim.verify()
+    (active,) = [e for e in sim.events if e.kind == "ACTIVE" and e.userid == "NEW"]
+    return active.data["seconds"], active.data["cleanup_gb"], sim
+
+
+def test_a_huge_guest_logging_on_during_a_cleanup_waits_for_frames():
+    alone_s, alone_gb, _ = huge_logon(after_cleanup=True)
+    busy_s, busy_gb, sim = huge_logon(after_cleanup=False)
+    assert alone_gb == 0 and busy_gb > 150
+    # Linux boots first either way
+    assert alone_s >= MODEL.boot_s and busy_s >= MODEL.boot_s
+    # 150 GB of first touches by 8 virtual CPUs take seconds on an idle member; behind a
+    # cleanup handing back about 3.6 GB of frames a second, far longer
+    assert alone_s < MODEL.boot_s + 12
+    assert busy_s > alone_s + 10
+    (e,) = [e for e in sim.events if e.kind == "ACTIVE" and e.userid == "NEW"]
+    assert "logoff cleanup" in e.message
+
+
+def test_a_logged_on_guest_boots_before_its_workload_runs():
+    g = linux("LATE", "1G", 256, logged_on=False)
+    sim = world([g])
+    assert sim.execute("XAUTOLOG LATE").ok
+    sim.run_until(MODEL.boot_s - 1)
+    guest = sim.guests["LATE"]
+    # only the kernel is touched while Linux boots
+    assert guest.instantiated <= MODEL.kernel_mb * 256
+    assert sim.pause.own_workload(guest).kind == "seqtouch"
+    sim.run_until(MODEL.boot_s + 5)
+    active = seconds(sim, "ACTIVE", "LATE")
+    assert MODEL.boot_s <= active < MODEL.boot_s + 2

@@ -1,0 +1,262 @@
+"""An application's start-up phase and a guest's disk I/O, as a user of the workloads sees them
+(docs/model.md, "Workloads"; docs/scenario-format.md, the server workload types)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssisim.engine import Simulation, loads_scenario
+
+
+def scenario(guests: list[str], cpus: int = 4, central: str = "16G", step_s: float = 0.5,
+             model: str = "") -> str:
+    return f"""
+format = "ssisim-scenario"
+version = 1
+name = "workload mechanisms"
+[run]
+seed = 7
+duration_s = 600
+step_s = {step_s}
+sample_s = 5
+[[member]]
+name = "M1"
+cpus = {cpus}
+central = "{central}"
+xstor = "0"
+  [[member.volume]]
+  volid = "PAG001"
+  size = "16G"
+{"".join(guests)}
+{model}
+"""
+
+
+def guest(userid: str, workload: str, vcpus: int = 2, storage: str = "1G",
+          logged_on: bool = True, extra: str = "") -> str:
+    return f"""
+[[guest]]
+userid = "{userid}"
+member = "M1"
+storage = "{storage}"
+vcpus = {vcpus}
+logged_on = {str(logged_on).lower()}
+workload = {workload}
+{extra}
+"""
+
+
+def sim_of(text: str) -> Simulation:
+    return Simulation(loads_scenario(text, "mechanisms.toml"))
+
+
+def first_served_s(sim: Simulation, userid: str, limit_s: float = 600.0) -> float:
+    """Simulated time of the end of the first step in which ``userid`` served work."""
+    g = sim.guests[userid]
+    while sim.t < limit_s:
+        sim.step()
+        if g.units_step > 0 and g.workload.kind in ("appserver", "database", "webserver"):
+            return sim.t
+    raise AssertionError(f"{userid} never served")
+
+
+def served(sim: Simulation, userid: str, unit: str = "requests/s") -> float:
+    """Work ``userid`` has served for its users so far (its application's unit)."""
+    return sim.guests[userid].units_by_unit.get(unit, 0.0)
+
+
+def startup_events(sim: Simulation, userid: str) -> list[float]:
+    return [e.data["startup_s"] for e in sim.events
+            if e.kind == "WORKLOAD" and e.userid == userid and "startup_s" in e.data]
+
+
+APP = '{ type = "appserver", wss_mb = 512, requests_per_s = 20, startup_cpu_s = 20 }'
+
+
+# -- start-up ----------------------------------------------------------------------------------
+def test_a_starting_application_uses_its_cpus_and_serves_nothing_until_initialised() -> None:
+    sim = sim_of(scenario([guest("APP1", APP)]))
+    g = sim.guests["APP1"]
+    m = sim.members["M1"]
+    sim.run_until(8)
+    assert served(sim, "APP1") == 0  # initialising: not one request served
+    assert g.state == "dispatch"
+    assert m.cpu_util == pytest.approx(2 / 4, rel=0.02)  # both virtual CPUs busy
+    # the heap is being touched: pages instantiated and changed as it goes
+    assert 0 < g.n_cen < 512 * 256
+    t_served = first_served_s(sim, "APP1")
+    # 20 CPU seconds on two virtual CPUs, plus CP's first touch of each page
+    (startup,) = startup_events(sim, "APP1")
+    assert 10.0 <= startup <= 11.0
+    assert t_served == pytest.approx(startup, abs=1.0)
+    assert g.n_cen >= 512 * 256  # the whole working set was initialised
+    sim.run_until(sim.t + 10)
+    assert g.units_step == pytest.approx(20, rel=0.05)  # then it serves the offered rate
+
+
+def test_without_a_startup_phase_the_application_serves_at_once() -> None:
+    sim = sim_of(scenario([guest("APP1", '{ type = "appserver", wss_mb = 512 }')]))
+    assert first_served_s(sim, "APP1") <= 0.5
+    assert startup_events(sim, "APP1") == []
+
+
+def test_fewer_virtual_cpus_or_a_busy_member_make_the_startup_longer() -> None:
+    def startup_s(vcpus: int, hogs: int, cpus: int) -> float:
+        hog = '{ type = "randchange", fraction = 0.05 }'
+        guests = [guest("APP1", APP, vcpus=vcpus)]
+        guests += [guest(f"HOG{i}", hog, vcpus=4) for i in range(hogs)]
+        sim = sim_of(scenario(guests, cpus=cpus))
+        first_served_s(sim, "APP1")
+        (s,) = startup_events(sim, "APP1")
+        return s
+
+    two = startup_s(vcpus=2, hogs=0, cpus=4)
+    one = startup_s(vcpus=1, hogs=0, cpus=4)
+    busy = startup_s(vcpus=2, hogs=3, cpus=2)
+    assert one == pytest.approx(2 * two, rel=0.05)
+    # on two CPUs shared with three busy guests of equal SHARE it gets a quarter of the member
+    assert busy == pytest.approx(4 * two, rel=0.1)
+
+
+def test_touching_the_heap_on_a_short_member_pages_and_takes_longer() -> None:
+    big = '{ type = "appserver", wss_mb = 3000, startup_cpu_s = 20 }'
+
+    def run(central: str) -> tuple[float, Simulation]:
+        sim = sim_of(scenario([guest("APP1", big, storage="4G")], central=central))
+        first_served_s(sim, "APP1")
+        (s,) = startup_events(sim, "APP1")
+        return s, sim
+
+    roomy, sim_roomy = run("16G")
+    short, sim_short = run("2G")
+    assert sim_roomy.members["M1"].counters.dasd_out == 0
+    assert sim_short.members["M1"].counters.dasd_out > 100_000  # the heap does not fit
+    assert short > 1.5 * roomy
+    assert sim_short.verify() == []
+
+
+def test_six_servers_started_one_after_another_take_longer_than_resuming_one_guest() -> None:
+    app = '{ type = "appserver", wss_mb = 512, startup_cpu_s = 60 }'
+    six = [guest(f"APP{i}", app, storage="768M", logged_on=False) for i in range(1, 7)]
+    sim = sim_of(scenario(six))
+    for i in range(1, 7):
+        sim.execute(f"XAUTOLOG APP{i}")
+        first_served_s(sim, f"APP{i}")
+    six_s = sim.t
+
+    # one guest that holds all six: started once, then hibernated and resumed
+    all_six = ('{ type = "appserver", wss_mb = 3072, requests_per_s = 120, '
+               'startup_cpu_s = 360 }')
+    sim = sim_of(scenario([guest("BIG", all_six, storage="4G", extra='swap = "4G"')]))
+    first_served_s(sim, "BIG")
+    sim.run_until(sim.t + 10)
+    sim.execute("LINUX BIG SUSPEND")
+    while sim.guests["BIG"].linux != "suspended":
+        sim.step()
+    t_resume = sim.t
+    sim.execute("LINUX BIG RESUME")
+    g = sim.guests["BIG"]
+    while not (g.linux == "running" and g.workload.kind == "appserver" and g.units_step > 0):
+        sim.step()
+    resume_s = sim.t - t_resume
+    # the resumed applications were initialised before the image was written: no start-up
+    assert len(startup_events(sim, "BIG")) == 1
+    assert resume_s < six_s / 2
+
+
+def test_a_logon_starts_the_application_again_and_workload_set_does_not() -> None:
+    sim = sim_of(scenario([guest("APP1", APP)]))
+    first_served_s(sim, "APP1")
+    sim.execute("WORKLOAD APP1 SET REQUESTS_PER_S 40")  # new parameters, same application
+    sim.run_until(sim.t + 5)
+    assert sim.guests["APP1"].units_step == pytest.approx(40, rel=0.05)
+    assert len(startup_events(sim, "APP1")) == 1
+    sim.execute("WORKLOAD APP1 START APPSERVER WSS_MB 512 STARTUP_CPU_S 20")  # a new start
+    before = served(sim, "APP1")
+    sim.run_until(sim.t + 3)
+    assert served(sim, "APP1") == before
+    first_served_s(sim, "APP1")
+    assert len(startup_events(sim, "APP1")) == 2
+    sim.execute("LOGOFF APP1")
+    sim.run_until(sim.t + 2)
+    sim.execute("XAUTOLOG APP1")
+    t_logon = sim.t
+    before = served(sim, "APP1")
+    sim.run_until(sim.t + 5)
+    assert served(sim, "APP1") == before  # a new logon: the application starts again
+    t_served = first_served_s(sim, "APP1")
+    assert len(startup_events(sim, "APP1")) == 3
+    assert t_served - t_logon >= startup_events(sim, "APP1")[-1] - 0.5
+
+
+def test_a_startup_interrupted_by_workload_set_goes_on_where_it_stood() -> None:
+    sim = sim_of(scenario([guest("APP1", APP)]))
+    sim.run_until(5)
+    sim.execute("WORKLOAD APP1 SET REQUESTS_PER_S 40")
+    t_served = first_served_s(sim, "APP1")
+    (startup,) = startup_events(sim, "APP1")
+    assert 10.0 <= startup <= 11.0  # counted from the start at t = 0
+    assert t_served <= 11.5  # not started over at t = 5
+
+
+# -- guest disk I/O ------------------------------------------------------------------------------
+def database(ios: float, rate: float = 2000, extra: str = "") -> str:
+    return (f'{{ type = "database", requests_per_s = {rate:g}, cpu_ms_per_request = 0.5, '
+            f'ios_per_unit = {ios:g}{extra} }}')
+
+
+def throughput(workload: str, seconds: float = 20.0, model: str = "") -> tuple[float, Simulation]:
+    sim = sim_of(scenario([guest("DB1", workload)], model=model))
+    sim.run_until(5)
+    before = sim.guests["DB1"].units_total
+    sim.run_until(5 + seconds)
+    return (sim.guests["DB1"].units_total - before) / seconds, sim
+
+
+def test_an_io_bound_database_is_limited_by_its_disk() -> None:
+    free, _ = throughput(database(0))
+    assert free == pytest.approx(2000, rel=0.02)  # CPU allows the offered rate
+    # the default guest disk serves 4 I/Os at once in 0.5 ms: 8,000 I/Os per second
+    five, sim5 = throughput(database(5))
+    ten, sim10 = throughput(database(10))
+    assert five == pytest.approx(8000 / 5, rel=0.02)
+    assert ten == pytest.approx(five / 2, rel=0.02)  # twice the I/Os, half the transactions
+    for sim in (sim5, sim10):  # the disk, not the CPU, holds it back: CPUs stay idle
+        assert sim.members["M1"].cpu_util < 0.25
+
+
+def test_the_disk_figures_set_the_limit() -> None:
+    base, _ = throughput(database(10))
+    deeper, _ = throughput(database(10, extra=", disk_queue_depth = 8"))
+    slower, _ = throughput(database(10, extra=", disk_service_ms = 2"))
+    assert deeper == pytest.approx(2 * base, rel=0.02)
+    assert slower == pytest.approx(base / 4, rel=0.02)
+
+
+def test_guest_io_costs_cp_cpu_on_the_member() -> None:
+    # 500 tx/s with 5 I/Os each is 2,500 I/Os per second: within the disk's reach
+    plain, sim0 = throughput(database(0, rate=500))
+    io, sim5 = throughput(database(5, rate=500))
+    assert io == pytest.approx(plain, rel=0.01)
+    m0, m5 = sim0.members["M1"], sim5.members["M1"]
+    # 2,500 I/Os per second at 10 us of CP CPU each: 0.025 CPU seconds per second of 4 CPUs
+    assert m5.cpu_util - m0.cpu_util == pytest.approx(2500 * 10e-6 / 4, rel=0.05)
+    assert sim5.guests["DB1"].ios_total == pytest.approx(io * 5 * 25, rel=0.05)  # 25 s run
+    # the per-I/O cost is a model parameter a scenario may set
+    _, free = throughput(database(5, rate=500), model="[model.vio]\ncp_cpu_per_io_s = 0\n")
+    assert free.members["M1"].cpu_util == pytest.approx(m0.cpu_util, rel=0.01)
+
+
+def test_cp_io_work_comes_before_the_guests_on_a_full_member() -> None:
+    hog = '{ type = "randchange", fraction = 0.05 }'
+
+    def hog_cpu(cost: float) -> float:
+        model = f"[model.vio]\ncp_cpu_per_io_s = {cost}\n"
+        db = database(2, rate=4000, extra=", disk_queue_depth = 64")
+        sim = sim_of(scenario([guest("DB1", db), guest("HOG1", hog, vcpus=2)], cpus=1,
+                              model=model))
+        sim.run_until(20)
+        return sim.guests["HOG1"].cpu_s_total
+
+    # CP's virtual I/O path takes the member's CPU first: the busy guest gets less
+    assert hog_cpu(100e-6) < 0.9 * hog_cpu(0.0)
