@@ -17,6 +17,7 @@ class DeviceKind:
     service_ms: float  # one 4 KiB page read or written, nothing queued ahead of it
     queue_depth: int  # I/Os the device serves at once
     what: str
+    mb_s: float  # transfer rate of one I/O once it is under way (more pages: longer transfer)
 
 
 #: Paging device kinds and their typical figures. Each is a defensible default, not a
@@ -26,12 +27,14 @@ DEVICE_KINDS: dict[str, DeviceKind] = {
     # a 3390 volume on a DS8000-class control unit over FICON, page I/O served from the
     # control unit's cache (about half a millisecond); HyperPAV lets CP drive a base device and
     # its aliases at once: 4 concurrent I/Os
-    "eckd": DeviceKind(0.5, 4, "ECKD 3390 volume over FICON (HyperPAV)"),
+    # (a FICON 8 Gbit/s channel moves about 800 MB/s; one volume's I/O gets half of it)
+    "eckd": DeviceKind(0.5, 4, "ECKD 3390 volume over FICON (HyperPAV)", 400.0),
     # a SCSI LUN of the same storage server over FCP as an emulated device (EDEV): no CCW
     # translation in the channel but the same back end; more I/Os in flight through the FCP queue
-    "fcp": DeviceKind(0.4, 8, "FCP SCSI LUN as an EDEV"),
+    "fcp": DeviceKind(0.4, 8, "FCP SCSI LUN as an EDEV", 400.0),
     # an NVMe drive as an EDEV: flash read latency of about 0.1 ms and a deep queue
-    "nvme": DeviceKind(0.1, 32, "NVMe drive as an EDEV"),
+    # (a PCIe 3 x4 drive reads some 2 GB/s)
+    "nvme": DeviceKind(0.1, 32, "NVMe drive as an EDEV", 2000.0),
 }
 
 
@@ -45,6 +48,8 @@ class VolumeConfig:
     queue_depth: int = 4  # I/Os the volume serves at once (HyperPAV aliases, NVMe queues)
     rdev: str = "0000"
     kind: str = "eckd"  # a key of DEVICE_KINDS
+    #: transfer rate once an I/O is under way, MB/s: a block of pages takes longer than a page
+    mb_s: float = 400.0
     #: the physical device the volume is a slice of: volumes naming the same device share its
     #: queue and its bandwidth; "" means a device of its own
     device: str = ""
@@ -53,6 +58,11 @@ class VolumeConfig:
     def pages_per_s(self) -> float:
         """Pages the volume's device can move per second at full queue."""
         return self.queue_depth / (self.service_ms / 1000.0)
+
+    @property
+    def transfer_ratio(self) -> float:
+        """Transfer time of one 4 KiB page as a share of the service time of an I/O."""
+        return (4096 / (self.mb_s * 1e6)) / (self.service_ms / 1000.0)
 
     @property
     def device_key(self) -> str:

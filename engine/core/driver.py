@@ -15,7 +15,7 @@ import numpy as np
 from ..basics.workloads import VIO, VirtualIOModel, Workload
 from ..kernels import pages as K
 from ..migrations.pause import PauseEngine
-from ..world.paging import PAGING, Pager, PagingModel
+from ..world.paging import PAGING, Pager, PagingModel, io_budget, io_units
 from ..world.state import Guest, Member
 from ..world.world import World
 
@@ -57,6 +57,7 @@ class WorkloadDriver:
         cpu_used = 0.0
         out = self.out
         pm = self.model
+        block = pm.block_pages
         assert g.planes is not None
         for i, r in enumerate(plans):
             key = (r.lo, r.hi)
@@ -114,8 +115,8 @@ class WorkloadDriver:
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
                     budget_cpu, budget_wall, r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
-                    wait, pm.dasd_fault_cpu_s, m.free_frames, int(io_left[0]), g.relocating, g.rng,
-                    out,
+                    wait, pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, io_left[0], block),
+                    g.relocating, g.rng, out, block,
                 )
                 touches = int(out[K.T_TOUCHES])
                 cur[0] = int(out[K.T_CURSOR])
@@ -198,6 +199,7 @@ class WorkloadDriver:
         speed = m.cfg.cpu_speed
         out = self.out
         pm = self.model
+        block = pm.block_pages
         cpu0 = cpu_s * speed
         wall0 = g.cfg.vcpus * dt
         budget_cpu, budget_wall = cpu0, wall0
@@ -206,7 +208,8 @@ class WorkloadDriver:
             K.touch_region(
                 g.planes, r.lo, r.hi, w.startup_pos, -1, 0.0, left, 1.0, budget_cpu, budget_wall,
                 r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s,
-                m.free_frames, int(io_left[0]), g.relocating, g.rng, out,
+                m.free_frames, io_budget(m, io_left[0], block), g.relocating, g.rng, out,
+                block,
             )
             w.startup_pos = int(out[K.T_CURSOR])
             self.account_touches(m, g, io_left)
@@ -246,9 +249,10 @@ class WorkloadDriver:
         refs = float(n * self.world.pause.model.irq_pages)
         out = self.out
         pm = self.model
+        block = pm.block_pages
         K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
                        pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s, m.free_frames,
-                       int(io_left[0]), g.relocating, g.rng, out)
+                       io_budget(m, io_left[0], block), g.relocating, g.rng, out, block)
         self.account_touches(m, g, io_left)
 
     def account_touches(self, m: Member, g: Guest, io_left: list[float]) -> int:
@@ -260,7 +264,7 @@ class WorkloadDriver:
         g.n_dsd -= din
         m.resident += new + xin + din
         m.xstor_used -= xin
-        io_left[0] -= din
+        io_left[0] -= io_units(m, int(out[K.T_DASD_IOS]), din)
         for c in (g.counters, m.counters):
             c.new += new
             c.xstor_in += xin

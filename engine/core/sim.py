@@ -94,7 +94,7 @@ class Simulation:
         self.models = Models.from_table(scenario.model)
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self, self.models.lgr)
-        self.pager = Pager(self, self.reloc.incoming_on)
+        self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
         self.driver = WorkloadDriver(self, self.pager, self.models.paging, self.models.vio)
         self.pause = PauseEngine(self, self.models.pause)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
@@ -390,8 +390,9 @@ class Simulation:
             self.sampler.note_guest(m, g)
 
     def dasd_wait_s(self, m: Member) -> float:
-        """How long a virtual CPU waits for a DASD page fault, queueing included."""
-        return dasd_wait_s(m)
+        """How long a virtual CPU waits for a DASD page fault (a block read), queueing
+        included."""
+        return dasd_wait_s(m, self.models.paging.block_pages)
 
     def run_guest_until(self, g: Guest, t: float) -> None:
         """Run a guest's workload from where it stands in the current step up to time ``t``.

@@ -41,7 +41,8 @@ T_COVERED = 6
 T_STOP = 7
 T_CURSOR = 8
 T_NEXT = 9
-T_OUT_LEN = 10
+T_DASD_IOS = 10  # DASD read I/Os (a block read brings several pages)
+T_OUT_LEN = 11
 
 # Why the send kernel stopped.
 SEND_DONE = 0  # nothing left to send in this pass
@@ -70,7 +71,11 @@ S_SLOTS_RELEASED = 4
 S_CURSOR = 5
 S_BLOCKED = 6
 S_WORDS = 7
-S_OUT_LEN = 8
+S_DASD_IOS = 8  # DASD write I/Os (a block write carries several pages)
+S_OUT_LEN = 9
+
+# Length of the migrate kernel's ``out`` array (int64): pages, cursor, blocked, write I/Os.
+M_OUT_LEN = 4
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -96,7 +101,7 @@ def warmup() -> None:
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
     steal_pages(p, 0, 10, False, 5, 5, 5, s)
     steal_pages(p, 0, 10, False, 5, 5, 5, s, 0, 1)
-    migrate_xstor(p, 0, 5, 5, 5, s)
+    migrate_xstor(p, 0, 5, 5, 5, np.zeros(M_OUT_LEN, dtype=np.int64))
     c = np.zeros(NPLANES, dtype=np.int64)
     count_planes(p, c)
     check_planes(p, 100)
@@ -160,6 +165,7 @@ def touch_region(
     track_lgr: bool,
     rng: np.ndarray,
     out: np.ndarray,
+    read_block: int = 1,
 ) -> None:
     """Let a workload reference pages of ``[lo, hi)``, walking forward from ``start`` with wrap.
 
@@ -169,7 +175,9 @@ def touch_region(
     left off. The walk covers at most ``max_cover`` pages. Resident pages are referenced (and
     changed with probability ``write_frac``); a page in XSTOR is brought back synchronously, a page
     on DASD waits ``dasd_wait_s`` of the virtual CPUs' time, and a never-touched page is
-    instantiated in a new frame. Results go to ``out`` (see the ``T_`` indices).
+    instantiated in a new frame. A DASD read is a block read: the pages on DASD in the aligned
+    block of ``read_block`` pages around the faulted one come in with it, in one I/O and one
+    wait (``dasd_reads_avail`` counts I/Os). Results go to ``out`` (see the ``T_`` indices).
     """
     n = hi - lo
     cpu = 0.0
@@ -178,9 +186,13 @@ def touch_region(
     new = 0
     xin = 0
     din = 0
+    dios = 0
     stop = STOP_DONE
     covered = 0
     pos = start
+    total_pages = planes.shape[0] * 64
+    if read_block < 1:
+        read_block = 1
     if n <= 0:
         out[T_STOP] = STOP_DONE
         out[T_CURSOR] = start
@@ -252,10 +264,16 @@ def touch_region(
                 elif planes[w, XST] == _ALL:
                     kind = 2
                     c_cpu = c_wall = (cost_touch_s + cost_xstor_s) * 64
-                elif planes[w, DSD] == _ALL and dasd_reads_avail >= 64:
+                elif planes[w, DSD] == _ALL and read_block <= 64 and 64 % read_block == 0 \
+                        and dasd_reads_avail >= 64 // read_block:
                     kind = 3
-                    c_cpu = (cost_touch_s + cost_fault_cpu_s) * 64
-                    c_wall = (cost_touch_s + dasd_wait_s) * 64
+                    nio = 64 // read_block
+                    if nio == 64:
+                        c_cpu = (cost_touch_s + cost_fault_cpu_s) * 64
+                        c_wall = (cost_touch_s + dasd_wait_s) * 64
+                    else:
+                        c_cpu = cost_touch_s * 64 + cost_fault_cpu_s * nio
+                        c_wall = cost_touch_s * 64 + dasd_wait_s * nio
             if kind >= 0 and cpu + c_cpu <= budget_cpu_s and wall + c_wall <= budget_wall_s:
                 if kind == 1:
                     new += 64
@@ -274,7 +292,8 @@ def touch_region(
                     frames_avail -= 64
                     lap_faults += 64
                     if kind == 3:
-                        dasd_reads_avail -= 64
+                        dasd_reads_avail -= 64 // read_block
+                        dios += 64 // read_block
                 planes[w, REF] = _ALL
                 if write_frac >= 1.0:
                     planes[w, CHG] = _ALL
@@ -326,10 +345,26 @@ def touch_region(
             planes[w, CHG] &= ~m
             frames_avail -= 1
             dasd_reads_avail -= 1
+            dios += 1
             din += 1
             lap_faults += 1
             cpu += cost_touch_s + cost_fault_cpu_s
             wall += cost_touch_s + dasd_wait_s
+            if read_block > 1:
+                # the rest of the block on DASD comes in with the same I/O (not referenced)
+                bs = pos - pos % read_block
+                be = min(bs + read_block, total_pages)
+                for q in range(bs, be):
+                    if frames_avail <= 0:
+                        break
+                    qw = q >> 6
+                    qm = _ONE << np.uint64(q & 63)
+                    if (planes[qw, DSD] & qm) != 0 and (planes[qw, CEN] & qm) == 0:
+                        planes[qw, DSD] &= ~qm
+                        planes[qw, CEN] |= qm
+                        planes[qw, CHG] &= ~qm
+                        frames_avail -= 1
+                        din += 1
         else:
             if frames_avail <= 0:
                 stop = STOP_FRAMES
@@ -368,6 +403,7 @@ def touch_region(
     out[T_STOP] = stop
     out[T_CURSOR] = pos
     out[T_NEXT] = sel
+    out[T_DASD_IOS] = dios
 
 
 @njit(cache=True, nogil=True)
@@ -382,6 +418,7 @@ def steal_pages(
     out: np.ndarray,
     w0: int = 0,
     w1: int = -1,
+    write_block: int = 1,
 ) -> None:
     """Demand-scan one guest: take up to ``want`` resident pages, clock-wise from word ``cursor``.
 
@@ -390,8 +427,10 @@ def steal_pages(
     A resident page referenced since the last visit has its reference bit cleared and is passed
     over (second chance) unless ``take_referenced``. A page whose DASD slot still holds a valid
     copy is dropped without I/O; any other page is written to XSTOR while it has free blocks,
-    else to a DASD slot while the volumes can take writes this step. The scan covers at most one
-    revolution of the guest's storage. Results go to ``out`` (see the ``S_`` indices).
+    else to a DASD slot while the volumes can take writes this step. Pages go to DASD in blocks:
+    one write I/O carries up to ``write_block`` of them to contiguous slots
+    (``dasd_writes_avail`` counts I/Os). The scan covers at most one revolution of the guest's
+    storage. Results go to ``out`` (see the ``S_`` indices).
     """
     if w1 < 0 or w1 > planes.shape[0]:
         w1 = planes.shape[0]
@@ -404,6 +443,10 @@ def steal_pages(
     blocked = 0
     stolen = 0
     words = 0
+    ios = 0
+    in_blk = 0  # pages already in the block being written
+    if write_block < 1:
+        write_block = 1
     w = cursor
     if w >= w1 or w < w0:
         w = w0
@@ -422,7 +465,10 @@ def steal_pages(
                 dirty = planes[w, CHG] | ~slot
                 nd = popcount64(dirty)
                 ns = popcount64(~slot)
-                if dasd_writes_avail >= nd and slots_free >= ns:
+                room = (write_block - in_blk) % write_block
+                extra = nd - room if nd > room else 0
+                nio = (extra + write_block - 1) // write_block
+                if dasd_writes_avail >= nio and slots_free >= ns:
                     planes[w, DSD] = _ALL
                     planes[w, SLOT] = _ALL
                     planes[w, CEN] = np.uint64(0)
@@ -432,7 +478,9 @@ def steal_pages(
                     to_dc += 64 - nd
                     s_alloc += ns
                     slots_free -= ns
-                    dasd_writes_avail -= nd
+                    dasd_writes_avail -= nio
+                    ios += nio
+                    in_blk = (in_blk + nd) % write_block
                     stolen += 64
                     cand = np.uint64(0)
             while cand != 0 and stolen < want:
@@ -449,13 +497,17 @@ def steal_pages(
                         s_rel += 1
                     xstor_free -= 1
                     to_x += 1
-                elif dasd_writes_avail > 0 and ((planes[w, SLOT] & m) != 0 or slots_free > 0):
+                elif (in_blk > 0 or dasd_writes_avail > 0) and \
+                        ((planes[w, SLOT] & m) != 0 or slots_free > 0):
                     if (planes[w, SLOT] & m) == 0:
                         planes[w, SLOT] |= m
                         slots_free -= 1
                         s_alloc += 1
                     planes[w, DSD] |= m
-                    dasd_writes_avail -= 1
+                    if in_blk == 0:  # a new block: one more write I/O
+                        dasd_writes_avail -= 1
+                        ios += 1
+                    in_blk = (in_blk + 1) % write_block
                     to_dw += 1
                 else:
                     blocked = 1
@@ -480,6 +532,7 @@ def steal_pages(
     out[S_CURSOR] = w
     out[S_BLOCKED] = blocked
     out[S_WORDS] = words
+    out[S_DASD_IOS] = ios
 
 
 @njit(cache=True, nogil=True)
@@ -490,23 +543,29 @@ def migrate_xstor(
     dasd_writes_avail: int,
     slots_free: int,
     out: np.ndarray,
+    write_block: int = 1,
 ) -> None:
-    """Move up to ``want`` XSTOR pages of one guest to DASD slots, clock-wise from word ``cursor``.
+    """Move up to ``want`` XSTOR pages of one guest to DASD slots, clock-wise from word ``cursor``,
+    in blocks of up to ``write_block`` pages per write I/O.
 
     Results go to ``out``: ``out[0]`` pages migrated, ``out[1]`` new cursor, ``out[2]`` 1 when
-    stopped for lack of DASD writes or slots.
+    stopped for lack of DASD writes or slots, ``out[3]`` the write I/Os.
     """
     nwords = planes.shape[0]
     moved = 0
     words = 0
     blocked = 0
+    ios = 0
+    in_blk = 0
+    if write_block < 1:
+        write_block = 1
     w = cursor
     if w >= nwords or w < 0:
         w = 0
     while words < nwords and moved < want:
         xs = planes[w, XST]
         while xs != 0 and moved < want:
-            if dasd_writes_avail <= 0 or slots_free <= 0:
+            if (in_blk == 0 and dasd_writes_avail <= 0) or slots_free <= 0:
                 blocked = 1
                 break
             m = xs & (~xs + _ONE)
@@ -515,7 +574,10 @@ def migrate_xstor(
             planes[w, DSD] |= m
             planes[w, SLOT] |= m
             planes[w, CHG] &= ~m
-            dasd_writes_avail -= 1
+            if in_blk == 0:
+                dasd_writes_avail -= 1
+                ios += 1
+            in_blk = (in_blk + 1) % write_block
             slots_free -= 1
             moved += 1
         if blocked:
@@ -529,6 +591,7 @@ def migrate_xstor(
     out[0] = moved
     out[1] = w
     out[2] = blocked
+    out[3] = ios
 
 
 @intrinsic

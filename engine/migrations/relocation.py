@@ -17,6 +17,7 @@ import numpy as np
 from ..basics.config import LinkConfig
 from ..basics.units import PAGES_PER_GB, format_size
 from ..kernels import pages as K
+from ..world.paging import io_budget, io_units
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
 from .migration import MoveEngine, MoveRecord
@@ -387,7 +388,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._throttle(r, "link", "ordering", True)
                 out = self._out
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
-                             int(io_left[src.name][0]), frames, out)
+                             io_budget(src, io_left[src.name][0], 1), frames, out)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 r.send_left -= sent
@@ -401,7 +402,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                 dst.resident += new
                 dst.xstor_used -= int(out[K.X_DST_XSTOR_FREED])
                 dst.slots_used -= int(out[K.X_DST_SLOTS_FREED])
-                io_left[src.name][0] -= int(out[K.X_FROM_DASD])
+                io_left[src.name][0] -= io_units(src, int(out[K.X_FROM_DASD]),
+                                                 int(out[K.X_FROM_DASD]))
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
                 used = min(left, sent * per_page)
                 left -= used

@@ -624,13 +624,14 @@ def _member(ctx: _Context, t: Any, i: int) -> MemberConfig:
             queue_depth=vr.get("queue_depth", int, dk.queue_depth,
                                check=lambda v: None if 1 <= v <= 256 else "must be 1 to 256"),
             rdev=vr.get("rdev", str, f"{0x200 + j:04X}"), kind=kind,
+            mb_s=vr.get("mb_s", float, dk.mb_s, check=_between(1, 100_000, "MB/s")),
             device=vr.get("device", str, "",
                           check=lambda v: None if 1 <= len(v) <= 32
                           else "must be 1 to 32 characters"),
         )
         same = next((v for v in vols if vol.device and v.device == vol.device), None)
         if same is not None:
-            for fld in ("kind", "service_ms", "queue_depth"):
+            for fld in ("kind", "service_ms", "queue_depth", "mb_s"):
                 if getattr(same, fld) != getattr(vol, fld):
                     raise vr.fail(fld, f"volumes on device {vol.device!r} share it, so they "
                                   f"must agree: {same.volid} has {getattr(same, fld)!r}, "

@@ -40,6 +40,13 @@ class PagingModel:
     cp_cpu_per_page_s: float = 4e-6
     #: XSTOR migration starts when less than this share of blocks is free, and frees twice it.
     xstor_free_target: float = 0.05
+    #: Pages per paging I/O. CP can write the pages it steals from a guest in blocks to
+    #: contiguous slots, and read the whole block back on a fault on one of them (block
+    #: paging); an I/O of n pages takes the device's service time plus n - 1 pages' transfer
+    #: at its rate (``mb_s``). No calibration case pins the block size, and results of heavy
+    #: paging hang on it (docs/model.md, "Block paging"), so the default is 1 page per I/O;
+    #: a scenario studies blocks with ``[model.paging] block_pages``.
+    block_pages: int = 1
 
 
 PAGING = PagingModel()
@@ -53,14 +60,28 @@ class PagingWorld(World, Protocol):
         ...
 
 
-def dasd_wait_s(m: Member) -> float:
-    """How long a virtual CPU waits for a DASD page fault on ``m``: the devices' service time,
-    stretched by queueing as their use grows (volumes on one device count as one)."""
+def dasd_wait_s(m: Member, block: int = 1) -> float:
+    """How long a virtual CPU waits for a DASD page fault on ``m``: the devices' service time
+    and the transfer of the ``block`` pages the I/O reads, stretched by queueing as the devices'
+    use grows (volumes on one device count as one)."""
     devs = list(m.cfg.devices.values())
     if not devs:
         return 0.01
     svc = sum(v.service_ms for v in devs) / len(devs) / 1000.0
-    return svc / max(0.05, 1.0 - m.io_util)
+    return svc * (1.0 + (block - 1) * m.xfer_ratio) / max(0.05, 1.0 - m.io_util)
+
+
+def io_units(m: Member, ios: int, pages: int) -> float:
+    """Paging I/O budget ``ios`` I/Os moving ``pages`` pages use on ``m``: a service time each
+    (which covers one page), and the transfer of each further page at the devices' rate (the
+    step's budget counts service times, ``Member.io_capacity_s``; the rate is shared by every
+    I/O in a device's queue)."""
+    return ios + max(0, pages - ios) * m.xfer_units
+
+
+def io_budget(m: Member, io_left: float, block: int) -> int:
+    """How many I/Os of ``block`` pages fit in what is left of the step's paging I/O."""
+    return int(io_left / (1.0 + (block - 1) * m.xfer_units))
 
 
 class Pager:
@@ -74,11 +95,13 @@ class Pager:
         The guests arriving by relocation on a member: their frames count, and can be stolen.
     """
 
-    def __init__(self, world: PagingWorld, incoming_on: Callable[[str], list[Guest]]) -> None:
+    def __init__(self, world: PagingWorld, incoming_on: Callable[[str], list[Guest]],
+                 model: PagingModel = PAGING) -> None:
         self.world = world
         self.incoming_on = incoming_on
+        self.model = model
         self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
-        self._mig_out = np.zeros(3, dtype=np.int64)
+        self._mig_out = np.zeros(K.M_OUT_LEN, dtype=np.int64)
 
     def steal(self, m: Member, want: int, io_left: list[float],
                protect: Guest | None = None) -> int:
@@ -146,8 +169,10 @@ class Pager:
                 round_got = 0
                 quota = max(1024, math.ceil((want - got) / k))
             w0, w1 = g.steal_slice_bounds(i)
+            block = self.model.block_pages
             K.steal_pages(g.planes, g.steal_cursors[i], min(quota, want - got), take_ref,
-                          m.xstor_free, int(io_left[0]), m.slots_free, out, w0, w1)
+                          m.xstor_free, io_budget(m, io_left[0], block), m.slots_free, out,
+                          w0, w1, block)
             g.steal_cursors[i] = int(out[K.S_CURSOR])
             to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
             alloc, rel = int(out[3]), int(out[4])
@@ -161,7 +186,7 @@ class Pager:
             m.resident -= n
             m.xstor_used += to_x
             m.slots_used += alloc - rel
-            io_left[0] -= to_dw
+            io_left[0] -= io_units(m, int(out[K.S_DASD_IOS]), to_dw)
             for c in (g.counters, m.counters):
                 c.xstor_out += to_x
                 c.dasd_out += to_dw
@@ -196,8 +221,9 @@ class Pager:
                     return moved
                 share = min(g.n_xst, need)
                 assert g.planes is not None
-                K.migrate_xstor(g.planes, g.migrate_cursor, share, int(io_left[0]),
-                                m.slots_free, out)
+                block = self.model.block_pages
+                K.migrate_xstor(g.planes, g.migrate_cursor, share,
+                                io_budget(m, io_left[0], block), m.slots_free, out, block)
                 n = int(out[0])
                 g.migrate_cursor = int(out[1])
                 g.n_xst -= n
@@ -205,7 +231,7 @@ class Pager:
                 g.n_slot += n
                 m.xstor_used -= n
                 m.slots_used += n
-                io_left[0] -= n
+                io_left[0] -= io_units(m, int(out[3]), n)
                 moved += n
                 for c in (g.counters, m.counters):
                     c.migrated += n

@@ -242,6 +242,14 @@ class Member:
         self.counters = PagingCounters()
         # volumes that are slices of one device share its queue: it counts once
         self.io_capacity_s = sum(v.pages_per_s for v in cfg.devices.values())
+        devs = list(cfg.devices.values())
+        #: a page's transfer time as a share of an I/O's service time, over the devices (what a
+        #: block adds to the wait of the one I/O that reads it)
+        self.xfer_ratio = sum(v.transfer_ratio for v in devs) / len(devs) if devs else 0.0
+        #: the same in the step's budget of service times: a device's bandwidth is shared by
+        #: all the I/Os in its queue, so a page's transfer takes queue_depth of them
+        self.xfer_units = sum(v.transfer_ratio * v.queue_depth for v in devs) / len(devs) \
+            if devs else 0.0
         self.io_util = 0.0
         self.cpu_util = 0.0
         self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step

@@ -185,4 +185,5 @@ def steal_pages(b, npages, cursor, want, take_ref, xstor_free, dasd_writes, slot
                 break
         words += 1
         w = (w + 1) % nwords
-    return [to_x, to_dw, to_dc, alloc, rel, w, int(blocked), words]
+    # one write I/O per page written (a page at a time: blocks of one)
+    return [to_x, to_dw, to_dc, alloc, rel, w, int(blocked), words, to_dw]

@@ -131,7 +131,7 @@ def test_migrate_moves_xstor_pages_to_dasd_slots():
     b = {p: np.zeros(n, dtype=bool) for p in range(K.NPLANES)}
     b[K.XST][50:250] = True
     planes = R.pack(b, n)
-    out = np.zeros(3, dtype=np.int64)
+    out = np.zeros(K.M_OUT_LEN, dtype=np.int64)
     K.migrate_xstor(planes, 0, 120, 1000, 1000, out)
     after = R.unpack(planes, n)
     assert out[0] == 120
