@@ -7,6 +7,7 @@ Storage is held in 4 KiB pages; times in seconds unless a name says otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -89,12 +90,12 @@ class MemberConfig:
     msp_gbps: float = 10.0  # each MSP's own network link, Gbit/s
     firmware: str = "newer"  # "newer": threads chosen automatically, up to 8; "older": up to 4
 
-    @property
+    @cached_property
     def slots(self) -> int:
         """Total DASD paging slots."""
         return sum(v.slots for v in self.volumes)
 
-    @property
+    @cached_property
     def devices(self) -> dict[str, VolumeConfig]:
         """The member's physical paging devices, each with one of its volumes (whose service
         time and queue are the device's): volumes on one device count once."""

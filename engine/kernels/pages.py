@@ -193,6 +193,8 @@ def touch_region(
     total_pages = planes.shape[0] * 64
     if read_block < 1:
         read_block = 1
+    # a word wholly on DASD is read in whole blocks when they divide it
+    word_ios = 64 // read_block if read_block <= 64 and 64 % read_block == 0 else 0
     if n <= 0:
         out[T_STOP] = STOP_DONE
         out[T_CURSOR] = start
@@ -264,10 +266,9 @@ def touch_region(
                 elif planes[w, XST] == _ALL:
                     kind = 2
                     c_cpu = c_wall = (cost_touch_s + cost_xstor_s) * 64
-                elif planes[w, DSD] == _ALL and read_block <= 64 and 64 % read_block == 0 \
-                        and dasd_reads_avail >= 64 // read_block:
+                elif planes[w, DSD] == _ALL and word_ios > 0 and dasd_reads_avail >= word_ios:
                     kind = 3
-                    nio = 64 // read_block
+                    nio = word_ios
                     if nio == 64:
                         c_cpu = (cost_touch_s + cost_fault_cpu_s) * 64
                         c_wall = (cost_touch_s + dasd_wait_s) * 64
@@ -292,8 +293,8 @@ def touch_region(
                     frames_avail -= 64
                     lap_faults += 64
                     if kind == 3:
-                        dasd_reads_avail -= 64 // read_block
-                        dios += 64 // read_block
+                        dasd_reads_avail -= word_ios
+                        dios += word_ios
                 planes[w, REF] = _ALL
                 if write_frac >= 1.0:
                     planes[w, CHG] = _ALL

@@ -64,11 +64,9 @@ def dasd_wait_s(m: Member, block: int = 1) -> float:
     """How long a virtual CPU waits for a DASD page fault on ``m``: the devices' service time
     and the transfer of the ``block`` pages the I/O reads, stretched by queueing as the devices'
     use grows (volumes on one device count as one)."""
-    devs = list(m.cfg.devices.values())
-    if not devs:
+    if m.service_s <= 0:
         return 0.01
-    svc = sum(v.service_ms for v in devs) / len(devs) / 1000.0
-    return svc * (1.0 + (block - 1) * m.xfer_ratio) / max(0.05, 1.0 - m.io_util)
+    return m.service_s * (1.0 + (block - 1) * m.xfer_ratio) / max(0.05, 1.0 - m.io_util)
 
 
 def io_units(m: Member, ios: int, pages: int) -> float:

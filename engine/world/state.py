@@ -243,6 +243,8 @@ class Member:
         # volumes that are slices of one device share its queue: it counts once
         self.io_capacity_s = sum(v.pages_per_s for v in cfg.devices.values())
         devs = list(cfg.devices.values())
+        #: the devices' mean service time of one page, seconds (0: no paging devices)
+        self.service_s = sum(v.service_ms for v in devs) / len(devs) / 1000.0 if devs else 0.0
         #: a page's transfer time as a share of an I/O's service time, over the devices (what a
         #: block adds to the wait of the one I/O that reads it)
         self.xfer_ratio = sum(v.transfer_ratio for v in devs) / len(devs) if devs else 0.0
