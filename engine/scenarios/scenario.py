@@ -326,10 +326,81 @@ def parse_toml(text: str, path: str, what: str = "",
         raise ScenarioError(path, None, "", f"{what}is nested too deeply to read") from None
 
 
+#: Characters written as escapes in a TOML basic string: the quote, the backslash, the control
+#: characters TOML forbids raw (C0 but tab, DEL), C1, the bidi controls and line separators
+#: that would make the file read differently than it is, and lone surrogates (no UTF-8).
+_TOML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029'
+                          '\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
+_TOML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+               "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_escape(m: re.Match[str]) -> str:
+    c = m.group()
+    if c in _TOML_SHORT:
+        return _TOML_SHORT[c]
+    if 0xD800 <= ord(c) <= 0xDFFF:  # half a surrogate pair: no character TOML can hold
+        return "\\uFFFD"
+    return f"\\u{ord(c):04X}"
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (``"..."``) that reads back as the same text.
+
+    Other characters, emoji included, stay as they are: the file is UTF-8. (``json.dumps``
+    is not TOML: it writes an emoji as the surrogate pair ``\\ud83d\\ude00``, which TOML
+    refuses, so the file could not be loaded again.) A lone surrogate, which no UTF-8 file
+    can hold, becomes U+FFFD.
+    """
+    return f'"{_TOML_ESCAPE.sub(_toml_escape, text)}"'
+
+
+def toml_block(text: str) -> str:
+    """``text`` as a TOML string that keeps its lines: a multi-line literal string when the text
+    allows one (no three single quotes, no character ``toml_string`` would escape but quotes,
+    backslashes, tabs and newlines), else a basic string with escapes (``toml_string``)."""
+    plain = text.replace("\n", "").replace("\t", "").replace('"', "").replace("\\", "")
+    if "'''" not in text and not _TOML_ESCAPE.search(plain):
+        return "'''\n" + text + "'''"
+    return toml_string(text)
+
+
+#: A session file (``scenarios.session``): the commands a person issued in a scenario or lesson
+SESSION_FORMAT = "ssisim-session"
+
+
+def _session_as_scenario(doc: dict[str, Any], path: str) -> str:
+    """The scenario text of a session that holds its scenario: the scenario with the session's
+    commands added to its timeline (a command CP could not read is kept as a note)."""
+    text = doc.get("scenario")
+    if not isinstance(text, str):
+        lesson = doc.get("lesson")
+        raise ScenarioError(path, None, "scenario",
+                            f"is a session of {lesson!r} and holds no scenario of its own: run "
+                            f"that scenario or lesson with it (ssisim run {lesson} --session "
+                            f"{path})")
+    out = [text.rstrip("\n"), "", f"# The commands of the session {path}.", ""]
+    for i, c in enumerate(doc.get("command", [])):
+        if not isinstance(c, dict) or not isinstance(c.get("command"), str) \
+                or not isinstance(c.get("at_s"), int | float) or isinstance(c.get("at_s"), bool):
+            raise ScenarioError(path, None, f"command[{i}]", "needs at_s and command")
+        try:
+            parse_command(c["command"])
+        except CPError as e:
+            out += [f"# at {c['at_s']!r} s, not replayed ({e.msgid}): {toml_string(c['command'])}",
+                    ""]
+            continue
+        out += ["[[timeline]]", f"at_s = {c['at_s']!r}", f"command = {toml_string(c['command'])}",
+                ""]
+    return "\n".join(out)
+
+
 def loads_scenario(text: str, path: str = "<scenario>",
                    digest: str | None = None) -> ScenarioConfig:
     """Read a scenario from TOML text (see ``load_scenario``)."""
     doc = parse_toml(text, path)
+    if doc.get("format") == SESSION_FORMAT:  # a recorded session: its scenario, replayed
+        return loads_scenario(_session_as_scenario(doc, path), path)
     text = text.removeprefix("\ufeff")
     ctx = _Context(path, text)
     top = _Reader(ctx, doc, (), "scenario")

@@ -8,63 +8,27 @@ from pathlib import Path
 from typing import Any
 
 from ..basics.config import ScenarioConfig, TimelineEntry
-from ..basics.cp import CPError
 from ..core.sim import Simulation
-from ..cp.grammar import parse_command
-from .scenario import ScenarioError, _Context, _Reader, parse_toml
-
-#: Characters written as escapes in a TOML basic string: the quote, the backslash, the control
-#: characters TOML forbids raw (C0 but tab, DEL), C1, the bidi controls and line separators
-#: that would make the file read differently than it is, and lone surrogates (no UTF-8).
-_TOML_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029'
-                          '\u202a-\u202e\u2066-\u2069\ud800-\udfff]')
-_TOML_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
-               "\f": "\\f", "\r": "\\r"}
-
-
-def _toml_escape(m: re.Match[str]) -> str:
-    c = m.group()
-    if c in _TOML_SHORT:
-        return _TOML_SHORT[c]
-    if 0xD800 <= ord(c) <= 0xDFFF:  # half a surrogate pair: no character TOML can hold
-        return "\\uFFFD"
-    return f"\\u{ord(c):04X}"
-
-
-def toml_string(text: str) -> str:
-    """``text`` as a TOML basic string (``"..."``) that reads back as the same text.
-
-    Other characters, emoji included, stay as they are: the file is UTF-8. (``json.dumps``
-    is not TOML: it writes an emoji as the surrogate pair ``\\ud83d\\ude00``, which TOML
-    refuses, so the file could not be loaded again.) A lone surrogate, which no UTF-8 file
-    can hold, becomes U+FFFD.
-    """
-    return f'"{_TOML_ESCAPE.sub(_toml_escape, text)}"'
+from .scenario import (
+    SESSION_FORMAT,
+    ScenarioError,
+    _Context,
+    _Reader,
+    parse_toml,
+    toml_block,
+    toml_string,
+)
 
 
 def record_session(sim: Simulation) -> str:
-    """The scenario's own text followed by every command issued outside its timeline.
+    """The session so far, with its scenario: one file that replays it on its own.
 
-    Each command becomes a ``[[timeline]]`` entry at the simulated time it was issued, so
-    ``ssisim run`` on the result repeats the session exactly (same seed, same results).
+    It is a session file (``session_text``) holding the scenario's own text besides the
+    commands issued outside its timeline, so ``ssisim run`` and File > Open load it as that
+    scenario with the commands in its timeline (same seed, same results), and it reads as a
+    session everywhere a session does.
     """
-    typed = [(t, c) for t, c, _rc, line, _resp in sim.command_log if line == 0]
-    out = [sim.scenario.source_text.rstrip("\n"), "",
-           (f"# Session recorded at simulated time {sim.t:g} s: {len(typed)} commands issued "
-            "interactively."), ""]
-    for t, c in typed:
-        try:
-            parse_command(c)
-        except CPError as e:
-            # not a command at all: it changed nothing, and a timeline may not hold it
-            out += [f"# at {t!r} s, not replayed ({e.msgid}): {toml_string(c)}", ""]
-            continue
-        out += ["[[timeline]]", f"at_s = {t!r}", f"command = {toml_string(c)}", ""]
-    return "\n".join(out)
-
-
-# -- session files: a student's commands, for replay and grading --------------------------------
-SESSION_FORMAT = "ssisim-session"
+    return session_text(sim, with_scenario=True)
 
 
 @dataclass(frozen=True)
@@ -78,6 +42,8 @@ class Session:
     commands: tuple[TimelineEntry, ...]
     ended_s: float | None = None
     lesson_line: int | None = None  # where the file names its lesson
+    #: the scenario's own text, in a session recorded outside a lesson (``record_session``)
+    scenario_text: str | None = None
 
 
 def session_key(scenario: ScenarioConfig) -> str:
@@ -85,8 +51,9 @@ def session_key(scenario: ScenarioConfig) -> str:
     return scenario.lesson.id if scenario.lesson is not None else scenario.name
 
 
-def session_text(sim: Simulation, student: str = "") -> str:
-    """A session file for the commands issued interactively so far (see ``load_session``)."""
+def session_text(sim: Simulation, student: str = "", with_scenario: bool = False) -> str:
+    """A session file for the commands issued interactively so far (see ``load_session``);
+    ``with_scenario`` holds the scenario's own text in it too (``record_session``)."""
     sc = sim.scenario
     typed = [(t, c) for t, c, _rc, line, _resp in sim.command_log if line == 0]
     ended = sim.lesson.ended_s if sim.lesson is not None and sim.lesson.ended else None
@@ -97,6 +64,9 @@ def session_text(sim: Simulation, student: str = "") -> str:
            f"recorded_to_s = {sim.t!r}"]
     if ended is not None:
         out.append(f"ended_s = {ended!r}")
+    if with_scenario:
+        out.append(f"# the scenario the commands were issued in: `ssisim run` on this file "
+                   f"replays them in it\nscenario = {toml_block(sc.source_text)}")
     out.append("")
     for t, c in typed:
         out += ["[[command]]", f"at_s = {t!r}", f"command = {toml_string(c)}", ""]
@@ -138,6 +108,7 @@ def load_session(path: str | Path) -> Session:
     student = top.get("student", str, "")
     top.get("recorded_to_s", float, 0.0)
     ended = top.get("ended_s", float, None)
+    scenario_text = top.get("scenario", str, None)
     cmds: list[TimelineEntry] = []
     for i, t in enumerate(top.get("command", list, [])):
         r = _Reader(ctx, t, ("command", i), f"command[{i}]")
@@ -150,7 +121,7 @@ def load_session(path: str | Path) -> Session:
         cmds.append(TimelineEntry(at, c, 0))
     top.done()
     return Session(str(p), lesson, sha, student, tuple(cmds), ended,
-                   ctx.lines.line(("lesson",)))
+                   ctx.lines.line(("lesson",)), scenario_text)
 
 
 def apply_session(sim: Simulation, session: Session) -> None:

@@ -64,8 +64,12 @@ def test_a_session_saved_now_with_emoji_is_graded(capsys: pytest.CaptureFixture[
     assert rc == 0, err
     rc, out, err = call(capsys, "run", str(recorded), "--no-store", "--until", "30", "--json", "-")
     assert rc == 0, err
-    # "Q N 😀" is no command (CP refused it, nothing changed): kept as a comment, not replayed
-    assert "# at 10.0 s, not replayed (HCPQUE003E): \"Q N 😀\"" in recorded.read_text("utf-8")
+    # "Q N 😀" is no command (CP refused it, nothing changed): the recording keeps it as typed;
+    # its replay notes it and does not issue it
+    assert 'command = "Q N 😀"' in recorded.read_text("utf-8")
+    replayed = load_scenario(recorded).source_text
+    assert "# at 10.0 s, not replayed (HCPQUE003E): \"Q N 😀\"" in replayed
+    assert '"command": "Q N 😀"' not in out
     assert '"command": "VMRELOCATE MOVE USER LNX01 TO MEMB2"' in out
 
 

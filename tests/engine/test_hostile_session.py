@@ -83,19 +83,25 @@ def test_a_saved_session_reads_back_with_the_same_student_and_commands(
 @example(words='"\n[[timeline]]\nat_s = 0\ncommand = "LOGOFF LNX01')
 def test_a_recorded_session_is_a_scenario_that_keeps_what_was_typed(folder: Path,
                                                                     words: str) -> None:
-    """Whatever was typed, the recording loads; a command CP could not read is kept as a note."""
+    """Whatever was typed, the recording loads, as the session it is and as its scenario; a
+    command CP could not read is kept in the session and noted in the scenario."""
     command = f"Q N {words}"
     sim = typed(command)
     text = record_session(sim)
-    sc = load_scenario(write(folder, text, "recorded.toml"))
+    path = write(folder, text, "recorded.toml")
+    back = load_session(path)
+    assert [(c.at_s, c.command) for c in back.commands] == [(3.0, command)]
+    assert back.scenario_text == lesson().source_text
+    sc = load_scenario(path)
     entries = [(t.at_s, t.command) for t in sc.timeline]
     for t in lesson().timeline:  # the lesson's own timeline; the rest was typed
         entries.remove((t.at_s, t.command))
     if entries:  # CP could read it: replayed at the time it was typed
         assert entries == [(3.0, command)]
-    else:  # not a command at all: written down, as a TOML string that reads back the same
+    else:  # not a command at all: noted, as a TOML string that reads back the same
         quoted = toml_string(command)
-        assert any(ln.startswith("# ") and ln.endswith(quoted) for ln in text.splitlines())
+        assert any(ln.startswith("# ") and ln.endswith(quoted)
+                   for ln in sc.source_text.splitlines())
         assert tomllib.loads(f"v = {quoted}")["v"] == command
 
 
