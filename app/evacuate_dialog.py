@@ -51,7 +51,7 @@ from ssisim.engine import (
     plan_evacuation,
 )
 
-from .futures import when_done
+from .job_dialog import JobDialog
 from .plan_jobs import Cancelled, PlanJob, Progress, default_processes
 
 #: How often the progress bar is brought up to date (ms).
@@ -67,7 +67,7 @@ def _linked(scenario: ScenarioConfig, member: str) -> list[str]:
     return sorted(out - {member.upper()})
 
 
-class EvacuateDialog(QDialog):
+class EvacuateDialog(JobDialog, QDialog):
     """Search, run and rank plans to empty a member of the loaded scenario.
 
     Parameters
@@ -139,7 +139,7 @@ class EvacuateDialog(QDialog):
         form.addWidget(self.seeds, 1, 3)
         form.setColumnStretch(6, 1)
 
-        self.plan_button = QPushButton("Plan")
+        self.plan_button = self.start_button = QPushButton("Plan")
         self.plan_button.setDefault(True)
         self.plan_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
@@ -273,23 +273,10 @@ class EvacuateDialog(QDialog):
 
         self.result = None
         self._fill(None)
-        self.plan_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
         self.progress.setFormat("%v of %m runs")
         self.progress.setRange(0, 0)  # busy until the first batch says its size
         self.say("reading the cluster at the start time ...")
-        self.job = job = PlanJob(work, self.processes).start()
-        self.timer.start()
-        when_done(self, job.future, lambda r: self._finished(job, r),
-                  lambda e: self._failed(job, e))
-        return job
-
-    def cancel(self) -> None:
-        """Stop the search (the runs under way finish in their processes, unseen)."""
-        if self.job is not None:
-            self.job.cancel()
-            self.say("cancelling ...")
-            self.cancel_button.setEnabled(False)
+        return self._launch(work, self.processes)
 
     def _show_progress(self) -> None:
         if self.job is None:
@@ -303,12 +290,8 @@ class EvacuateDialog(QDialog):
 
     def _end(self, job: PlanJob) -> bool:
         """The job is over; False when it is no longer this dialog's."""
-        if job is not self.job:
+        if not super()._end(job):
             return False
-        self.job = None
-        self.timer.stop()
-        self.plan_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
         self.progress.setRange(0, 1)
         return True
 

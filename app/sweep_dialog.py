@@ -57,7 +57,7 @@ from ssisim.engine import (
     sweep_table,
 )
 
-from .futures import when_done
+from .job_dialog import JobDialog
 from .plan_jobs import Cancelled, PlanJob, Progress, default_processes
 
 #: How often the progress bar is brought up to date (ms).
@@ -89,7 +89,7 @@ class SweepDone:
     store_error: str = ""
 
 
-class SweepDialog(QDialog):
+class SweepDialog(JobDialog, QDialog):
     """Set up, run and chart a sweep of the loaded scenario.
 
     Parameters
@@ -172,7 +172,7 @@ class SweepDialog(QDialog):
         grid.addWidget(self.store, 4, 1, 1, 3)
         grid.setColumnStretch(3, 1)
 
-        self.run_button = QPushButton("Run sweep")
+        self.run_button = self.start_button = QPushButton("Run sweep")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
@@ -280,36 +280,14 @@ class SweepDialog(QDialog):
 
         self.outcome = None
         self._clear()
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
         self.progress.setRange(0, len(points))
         self.progress.setValue(0)
         self.say(f"{len(points)} runs ({len(points) // seeds} points, {seeds} seed(s) each) ...")
-        self.job = job = PlanJob(work, min(self.processes, len(points))).start()
-        self.timer.start()
-        when_done(self, job.future, lambda r: self._finished(job, r),
-                  lambda e: self._failed(job, e))
-        return job
-
-    def cancel(self) -> None:
-        """Stop the sweep (the points under way finish in their processes, unseen)."""
-        if self.job is not None:
-            self.job.cancel()
-            self.say("cancelling ...")
-            self.cancel_button.setEnabled(False)
+        return self._launch(work, min(self.processes, len(points)))
 
     def _show_progress(self) -> None:
         if self.job is not None:
             self.progress.setValue(self.job.state().done)
-
-    def _end(self, job: PlanJob) -> bool:
-        if job is not self.job:
-            return False
-        self.job = None
-        self.timer.stop()
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        return True
 
     def _finished(self, job: PlanJob, done: SweepDone) -> None:
         if not self._end(job):
