@@ -379,6 +379,9 @@ def _session_as_scenario(doc: dict[str, Any], path: str) -> str:
                             f"is a session of {lesson!r} and holds no scenario of its own: run "
                             f"that scenario or lesson with it (ssisim run {lesson} --session "
                             f"{path})")
+    if re.search(r"(?m)^\s*format\s*=\s*[\"']ssisim-session", text):
+        raise ScenarioError(path, None, "scenario", "holds a session, not a scenario: a "
+                            "session's scenario is the scenario it was recorded in")
     out = [text.rstrip("\n"), "", f"# The commands of the session {path}.", ""]
     for i, c in enumerate(doc.get("command", [])):
         if not isinstance(c, dict) or not isinstance(c.get("command"), str) \

@@ -72,3 +72,14 @@ def test_one_session_format_for_recordings_and_lessons(tmp_path):
     with pytest.raises(ScenarioError, match="holds no scenario") as e:
         load_scenario(ses)
     assert "--session" in str(e.value)
+
+
+def test_a_session_that_holds_a_session_is_refused_with_one_line():
+    from ssisim.engine import ScenarioError
+    from ssisim.engine.scenarios.scenario import toml_string
+
+    inner = 'format = "ssisim-session"\nversion = 1\nlesson = "x"\nscenario = "hello"\n'
+    outer = ('format = "ssisim-session"\nversion = 1\nlesson = "x"\n'
+             f"scenario = {toml_string(inner)}\n")
+    with pytest.raises(ScenarioError, match="holds a session, not a scenario"):
+        loads_scenario(outer, "nested.toml")
