@@ -16,7 +16,7 @@ def test_the_bundle_has_the_demo_and_an_overcommit_scenario():
 
 
 # the pausing and 2 TB scenarios take several seconds each: `make test-fast` leaves them out
-RUNS = [pytest.param(p, marks=pytest.mark.slow) if p.parent.name in ("pause", "large") else p
+RUNS = [pytest.param(p, marks=pytest.mark.slow) if p.parent.name in ("pause", "large") or p.stem.startswith("shop-1000") else p
         for p in SCENARIOS]
 
 
