@@ -15,7 +15,7 @@ def test_the_bundle_has_the_demo_and_an_overcommit_scenario():
     assert {"demo", "overcommit"} <= names
 
 
-# the pausing, 2 TB and 1,000-guest scenarios take several seconds each: `make test-fast` leaves them out
+# the pausing, 2 TB and 1,000-guest scenarios take seconds each: `make test-fast` skips them
 SLOW = ("pause", "large", "shop-1000")
 RUNS = [pytest.param(p, marks=pytest.mark.slow) if {p.parent.name, p.stem} & set(SLOW) else p
         for p in SCENARIOS]
