@@ -229,6 +229,13 @@ class RegionPlan:
     units_per_touch: float  # throughput units credited per page touched
     budget_share: float  # share of the step's CPU and wall budget
 
+    def __post_init__(self) -> None:
+        #: chance that a page of the region is referenced in the step (random regions)
+        self.hit = -math.expm1(self.log_q) if self.log_q < 0 else 1.0
+        #: expected distinct pages referenced, and the CPU they cost
+        self.distinct = (self.hi - self.lo) * self.hit
+        self.touch_s = self.distinct * self.cpu_s_per_touch
+
 
 def _random_region(lo: int, hi: int, refs: float, write_frac: float, cpu_s_total: float,
                    units_total: float, share: float) -> RegionPlan | None:
@@ -257,6 +264,13 @@ class Workload:
         self.startup_t0: float | None = None
         #: the guest's logon (its count of logons) this application last ran in (None: never)
         self.session: int | None = None
+        # the parameters never change (WORKLOAD SET makes a new workload): a step's plan, CPU
+        # demand and whether it has work are the same every step of the same length
+        self._ios_per_unit = float(self.params.get("ios_per_unit", 0.0))
+        self._plans: tuple[float, list[RegionPlan]] = (-1.0, [])
+        self._demand: tuple[float, int, float] = (-1.0, 0, 0.0)
+        self._busy = self._has_work()
+        self._wss = -1
         self.restart()
 
     # -- start-up ------------------------------------------------------------------------------
@@ -294,7 +308,7 @@ class Workload:
     # -- guest disk I/O ------------------------------------------------------------------------
     def ios_per_unit(self) -> float:
         """Disk I/Os per unit of work (request, transaction); 0 for types without disk I/O."""
-        return float(self.params.get("ios_per_unit", 0.0))
+        return self._ios_per_unit
 
     def disk_ios_per_s(self) -> float:
         """Most I/Os per second the guest's disk serves: its concurrency over its service time."""
@@ -322,10 +336,12 @@ class Workload:
     # -- scheduling --------------------------------------------------------------------------
     def busy(self) -> bool:
         """True when the guest has work: it belongs on the dispatch list, not dormant."""
+        return self._busy or self.startup_left > 0
+
+    def _has_work(self) -> bool:
+        """True when the workload, once started up, has work to do."""
         if self.kind == "none":
             return False
-        if self.starting:
-            return True
         if self.kind == "idle":
             return self.params["poll"] >= 1
         if self.kind in ("appserver", "database", "webserver"):
@@ -340,6 +356,11 @@ class Workload:
 
     def working_set_pages(self) -> int:
         """Pages the workload needs resident to run without paging."""
+        if self._wss < 0:
+            self._wss = self._working_set_pages()
+        return self._wss
+
+    def _working_set_pages(self) -> int:
         p = self.params
         g = self.guest_pages
         if self.kind == "none":
@@ -358,6 +379,14 @@ class Workload:
 
     def cpu_demand_s(self, dt: float, vcpus: int) -> float:
         """CPU seconds the workload would use in ``dt`` if nothing held it back."""
+        if self.startup_left > 0:
+            return self._cpu_demand_s(dt, vcpus)
+        d = self._demand
+        if d[0] != dt or d[1] != vcpus:
+            self._demand = d = (dt, vcpus, self._cpu_demand_s(dt, vcpus))
+        return d[2]
+
+    def _cpu_demand_s(self, dt: float, vcpus: int) -> float:
         p = self.params
         cap = vcpus * dt
         if self.kind == "none":
@@ -379,7 +408,13 @@ class Workload:
         return min(cap, serve)
 
     def plan(self, dt: float) -> list[RegionPlan]:
-        """The regions to walk during a step of ``dt`` seconds."""
+        """The regions to walk during a step of ``dt`` seconds (the caller must not change
+        them: a step of the same length gets the same list)."""
+        if self._plans[0] != dt:
+            self._plans = (dt, self._plan(dt))
+        return self._plans[1]
+
+    def _plan(self, dt: float) -> list[RegionPlan]:
         p = self.params
         g = self.guest_pages
         plans: list[RegionPlan | None] = []

@@ -7,12 +7,11 @@ work served cost CP CPU on the member.
 
 from __future__ import annotations
 
-import math
 from typing import Protocol
 
 import numpy as np
 
-from ..basics.workloads import VIO, VirtualIOModel, Workload
+from ..basics.workloads import VIO, RegionPlan, VirtualIOModel, Workload
 from ..kernels import pages as K
 from ..migrations.pause import PauseEngine
 from ..world.paging import PAGING, Pager, PagingModel, io_budget, io_units
@@ -27,6 +26,9 @@ class DriverWorld(World, Protocol):
     pause: PauseEngine
     #: apply references to wholly resident regions lazily (same distribution, far faster)
     defer_touches: bool
+    #: hold back first touches too (``_defer_random``; off: results on a member that pages
+    #: later still differ from the walk's, see tests/scenarios/test_seed_spread.py)
+    defer_first_touches: bool
 
 
 class WorkloadDriver:
@@ -61,24 +63,12 @@ class WorkloadDriver:
         assert g.planes is not None
         for i, r in enumerate(plans):
             key = (r.lo, r.hi)
-            if r.log_q < 0 and self.world.defer_touches and g.settled.get(key) == g.page_gen:
-                n = r.hi - r.lo
-                distinct = n * -math.expm1(r.log_q)
-                need = distinct * r.cpu_s_per_touch
-                budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
-                f = 1.0 if need <= budget else budget / need
-                pend = g.pending.get(key)
-                if pend is not None and pend[1] != r.write_frac:
-                    g.flush_pending()
-                    pend = None
-                refs = -r.log_q * n * f
-                if pend is None:
-                    g.pending[key] = [refs, r.write_frac]
-                else:
-                    pend[0] += refs
-                units += distinct * f * r.units_per_touch
-                cpu_used += need * f / speed
-                continue
+            if r.log_q < 0 and self.world.defer_touches:
+                done = self._defer_random(m, g, r, dt, cpu_s)
+                if done is not None:
+                    units += done[0]
+                    cpu_used += done[1]
+                    continue
             if (r.log_q >= 0 and r.write_frac in (0.0, 1.0) and self.world.defer_touches
                     and g.settled.get(key) == g.page_gen):
                 # a sequential walk over resident pages: only where it got to matters
@@ -151,6 +141,77 @@ class WorkloadDriver:
             g.cpu_s_total += cp_s
             m.ios_total += ios
             m.vio_cpu_step += cp_s
+
+    def _defer_random(self, m: Member, g: Guest, r: RegionPlan, dt: float,
+                      cpu_s: float) -> tuple[float, float] | None:
+        """Hold back a step's random references to a region whose outcome they cannot change
+        yet: ``(units, cpu seconds)``, or None when the references must be walked now.
+
+        Nothing of the guest is in XSTOR or on DASD (so every page the workload references is
+        resident or never touched), the member pages nothing, has frames for every guest's
+        working set (``Member.roomy``) and keeps more free frames than the demand scan refills to
+        (``free_high``) after the pages touched for the first time: then which pages the
+        references hit matters only when someone looks at the bit-planes (the demand scan, a
+        relocation's pass), and ``Guest.flush_pending`` applies them then. How many pages the
+        step's lap selects, and how many of them are new to the guest, are drawn now (binomial
+        draws, the lap cut short by the virtual CPUs' budget as the walk's would be), so frames,
+        counts, throughput and the CPU of first touches are booked in the step they happen;
+        where the new pages are is drawn uniformly among the untouched ones when they are
+        placed. Every page is hit with the same chance as in the walk, so the outcome is the
+        same in distribution. A wholly resident region takes the step's expected references.
+        """
+        key = (r.lo, r.hi)
+        pend = g.pending.get(key)
+        if pend is not None and pend[1] != r.write_frac:
+            g.flush_pending()
+            pend = None
+        if pend is not None:
+            untouched = int(pend[3])
+        elif g.settled.get(key) == g.page_gen:
+            untouched = 0
+        else:
+            if not self.world.defer_first_touches or g.n_xst or g.n_dsd or m.xstor_used \
+                    or m.slots_used or not m.roomy:
+                return None  # pages are out, or may have to go: which ones matters
+            assert g.planes is not None
+            untouched = K.count_untouched(g.planes, r.lo, r.hi)
+            if untouched == 0:  # wholly instantiated, and nothing is out: wholly resident
+                g.settled[key] = g.page_gen
+        speed = m.cfg.cpu_speed
+        new_s = self.model.new_page_s
+        budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
+        n = r.hi - r.lo
+        new = 0
+        if untouched == 0:
+            # a wholly resident region: the step's expected references
+            need = r.touch_s
+            f = 1.0 if need <= budget else budget / need
+            touched = r.distinct * f
+        else:
+            # as the walk does: a lap selects each page with the region's chance; the virtual
+            # CPUs' budget may end the lap early, and the pages new to the guest cost more
+            new = K.binomial(g.rng, untouched, r.hit)
+            touched = new + K.binomial(g.rng, n - untouched, r.hit)
+            need = touched * r.cpu_s_per_touch + new * new_s
+            f = 1.0 if need <= budget else budget / need
+            if f < 1.0:
+                new = K.binomial(g.rng, new, f)
+            touched *= f
+            if m.free_frames - new < m.free_high:
+                return None  # the demand scan would run: the walk decides where it does
+            g.n_cen += new
+            m.resident += new
+            g.counters.new += new
+            m.counters.new += new
+        refs = -r.log_q * n * f
+        if pend is None:
+            g.pending[key] = [refs, r.write_frac, new, untouched - new]
+        else:
+            pend[0] += refs
+            if new:
+                pend[2] += new
+                pend[3] -= new
+        return touched * r.units_per_touch, need * f / speed
 
     def _application(self, g: Guest) -> Workload:
         """``g``'s workload, with its application's start-up phase set for what happened since
@@ -244,6 +305,8 @@ class WorkloadDriver:
         if n <= 0 or g.planes is None:
             return
         g.scheduled += n
+        if g.pending:
+            g.flush_pending()  # untouched pages held back must be placed before more are touched
         wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload
         hi = max(1, min(g.npages, wl.working_set_pages() or 256))
         refs = float(n * self.world.pause.model.irq_pages)

@@ -32,6 +32,7 @@ from ..world.scheduler import allocate_cpu, schedule_states
 from ..world.state import (
     DISPATCH,
     DORMANT,
+    PLACEMENT,
     STOPPED,
     Guest,
     GuestSnapshot,
@@ -88,6 +89,8 @@ class Simulation:
         for entry in scenario.timeline:
             self.schedule(entry)
         self._rotate = 0
+        #: each member's guests by user ID, as of the placement count (``guests_on``)
+        self._placed: tuple[int, dict[str, list[Guest]]] = (-1, {})
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
 
         #: every model parameter of this run: the defaults, with the scenario's [model] values
@@ -110,6 +113,9 @@ class Simulation:
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
         #: apply references to wholly resident regions lazily (same distribution, far faster)
         self.defer_touches = True
+        #: hold back first touches on members with room (off until its outcome on a member
+        #: that starts paging later matches the walk's; its own tests turn it on)
+        self.defer_first_touches = False
         self.stolen_from_incoming = 0
         for guest in self.guests.values():
             if guest.cfg.logged_on:
@@ -335,13 +341,24 @@ class Simulation:
         return self.pager.steal(m, want, self.io_left[m.name])
 
     def guests_on(self, member: str) -> list[Guest]:
-        """Logged-on guests of a member, by user ID."""
-        return sorted((g for g in self.guests.values() if g.member == member),
-                      key=lambda g: g.userid)
+        """Logged-on guests of a member, by user ID (a new list: the caller may change it)."""
+        if self._placed[0] != PLACEMENT[0]:
+            on: dict[str, list[Guest]] = {n: [] for n in self.members}
+            for u in sorted(self.guests):
+                g = self.guests[u]
+                if g.member is not None:
+                    on.setdefault(g.member, []).append(g)
+            self._placed = (PLACEMENT[0], on)
+        return list(self._placed[1].get(member, ()))
 
     # -- one member, one step ------------------------------------------------------------------
     def _step_member(self, m: Member, dt: float) -> None:
         guests = self.guests_on(m.name)
+        # room for every page its guests' workloads could touch: nothing will have to page
+        held = sum(g.n_cen for g in guests)
+        need = m.resident - held + sum(max(g.n_cen, g.workload.working_set_pages())
+                                       for g in guests)
+        m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
         # CP's own work comes first: relocation, and the guests' virtual I/O (at its last rate)
@@ -456,6 +473,8 @@ class Simulation:
             if bad >= 0:
                 problems.append(f"{g.userid}: page state invariant broken in word {bad}")
             K.count_planes(g.planes, counts)
+            # first touches held back are counted but not yet placed
+            counts[K.CEN] += sum(int(e[2]) for e in g.pending.values())
             for name, have, want in (("central", counts[K.CEN], g.n_cen),
                                      ("xstor", counts[K.XST], g.n_xst),
                                      ("dasd", counts[K.DSD], g.n_dsd),

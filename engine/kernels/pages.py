@@ -96,6 +96,10 @@ def warmup() -> None:
     fill_resident(p, 100, True)
     touch_resident(p, 0, 100, 50.0, 0.5, True, rng)
     touch_resident(p, 0, 100, 5.0, 0.5, True, rng)
+    count_untouched(p, 0, 100)
+    instantiate_random(p, 0, 100, 3, True, rng)
+    binomial(rng, 100, 0.3)
+    binomial(rng, 10**7, 0.3)
     touch_range(p, 0, 100, 10, 120, True, True)
     region_resident(p, 0, 100)
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
@@ -907,11 +911,14 @@ def region_resident(planes: np.ndarray, lo: int, hi: int) -> bool:
 @njit(cache=True, nogil=True)
 def touch_resident(planes: np.ndarray, lo: int, hi: int, refs: float, write_frac: float,
                    track_lgr: bool, rng: np.ndarray) -> int:
-    """Apply ``refs`` uniform references to a wholly resident region at once; return pages hit.
+    """Apply ``refs`` uniform references to the resident pages of a region at once; return
+    pages hit.
 
     Each page is hit with probability ``1 - exp(-refs / pages)`` (the union of all the steps'
     references), so deferring references and applying them later changes nothing in
-    distribution. Sparse hits are drawn as geometric gaps, dense ones as random 64-bit masks.
+    distribution. Sparse hits are drawn as geometric gaps, dense ones as random 64-bit masks. A
+    page of the region that is not resident is left alone (its references, if they made it
+    instantiated, are ``instantiate_random``'s).
     """
     n = hi - lo
     if n <= 0 or refs <= 0.0:
@@ -924,6 +931,9 @@ def touch_resident(planes: np.ndarray, lo: int, hi: int, refs: float, write_frac
         while i < hi:
             w = i >> 6
             m = _ONE << np.uint64(i & 63)
+            if planes[w, CEN] & m == 0:
+                i += 1 + geometric_gap(rng, log_q)
+                continue
             planes[w, REF] |= m
             if write_frac >= 1.0 or (write_frac > 0.0 and uniform(rng) <= write_frac):
                 planes[w, CHG] |= m
@@ -945,6 +955,7 @@ def touch_resident(planes: np.ndarray, lo: int, hi: int, refs: float, write_frac
             m &= ~((_ONE << np.uint64(lo - base)) - _ONE)
         if base + 64 > hi:
             m &= (_ONE << np.uint64(hi - base)) - _ONE
+        m &= planes[w, CEN]
         if m == 0:
             continue
         planes[w, REF] |= m
@@ -954,3 +965,101 @@ def touch_resident(planes: np.ndarray, lo: int, hi: int, refs: float, write_frac
             planes[w, LGR] |= c
         hit += popcount64(m)
     return hit
+
+
+@njit(cache=True, nogil=True)
+def _range_mask(w: int, lo: int, hi: int) -> np.uint64:
+    """The bits of word ``w`` that hold pages of ``[lo, hi)``."""
+    base = w * 64
+    need = _ALL
+    if base < lo:
+        need &= ~((_ONE << np.uint64(lo - base)) - _ONE)
+    if base + 64 > hi:
+        need &= (_ONE << np.uint64(hi - base)) - _ONE
+    return need
+
+
+@njit(cache=True, nogil=True)
+def count_untouched(planes: np.ndarray, lo: int, hi: int) -> int:
+    """Pages of ``[lo, hi)`` never touched (or released): in no frame, XSTOR block or slot."""
+    n = 0
+    if hi <= lo:
+        return 0
+    for w in range(lo >> 6, (hi + 63) >> 6):
+        held = planes[w, CEN] | planes[w, XST] | planes[w, DSD]
+        n += popcount64(~held & _range_mask(w, lo, hi))
+    return n
+
+
+@njit(cache=True, nogil=True)
+def binomial(rng: np.ndarray, n: int, p: float) -> int:
+    """A draw from Binomial(``n``, ``p``) with the splitmix generator in ``rng``.
+
+    Exact (successes counted as geometric gaps) while the expected count of the rarer outcome is
+    at most 40; beyond that the normal approximation (rounded, clipped to ``[0, n]``), whose
+    error there is small against the draw's own spread.
+    """
+    if n <= 0 or p <= 0.0:
+        return 0
+    if p >= 1.0:
+        return n
+    flip = p > 0.5
+    q = 1.0 - p if flip else p
+    mean = n * q
+    k = 0
+    if mean <= 40.0:
+        log_q = np.log1p(-q)
+        i = geometric_gap(rng, log_q)
+        while i < n:
+            k += 1
+            i += 1 + geometric_gap(rng, log_q)
+    else:
+        u1 = uniform(rng)
+        u2 = uniform(rng)
+        z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        x = np.floor(mean + z * np.sqrt(mean * (1.0 - q)) + 0.5)
+        k = int(min(max(x, 0.0), float(n)))
+    return n - k if flip else k
+
+
+@njit(cache=True, nogil=True)
+def instantiate_random(planes: np.ndarray, lo: int, hi: int, k: int, track_lgr: bool,
+                       rng: np.ndarray) -> int:
+    """Make ``k`` untouched pages of ``[lo, hi)``, chosen uniformly at random, resident: each
+    referenced and changed (a new page has no copy anywhere), as a first touch leaves it.
+
+    Selection sampling over the untouched pages (each taken with chance pages still wanted over
+    pages still to see), so exactly ``min(k, untouched)`` pages are taken; returns that count.
+    """
+    left = count_untouched(planes, lo, hi)
+    want = min(k, left)
+    took = 0
+    if want <= 0:
+        return 0
+    for w in range(lo >> 6, (hi + 63) >> 6):
+        if took >= want:
+            break
+        free = ~(planes[w, CEN] | planes[w, XST] | planes[w, DSD]) & _range_mask(w, lo, hi)
+        if free == 0:
+            continue
+        c = popcount64(free)
+        pick = np.uint64(0)
+        if want - took >= left:
+            pick = free  # every page still untouched is wanted
+            took += c
+            left -= c
+        else:
+            while free != 0:
+                low = free & (~free + _ONE)
+                free ^= low
+                if uniform(rng) * left <= want - took:
+                    pick |= low
+                    took += 1
+                left -= 1
+        if pick != 0:
+            planes[w, CEN] |= pick
+            planes[w, REF] |= pick
+            planes[w, CHG] |= pick
+            if track_lgr:
+                planes[w, LGR] |= pick
+    return took

@@ -5,6 +5,7 @@ Wall-clock time is read here, and only here, to measure the engine; it never ent
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import platform
@@ -130,6 +131,92 @@ def bench_relocate_2tb(repeats: int = 3) -> dict[str, Any]:
                       f"simulated s, quiesce {r.get('quiesce_s', 0):.1f} s"}
 
 
+def busy_2tb_scenario() -> ScenarioConfig:
+    """The busy reference guest (``reference/lgr-busy``) scaled to 2 TB: its members' central
+    storage, XSTOR and paging space, and the storage Linux touched before the changer starts,
+    by the same factor (20.48); its changer's rate is the reference's. The changer has not
+    instantiated its quarter of storage when the relocation starts."""
+    sc = load_scenario(bundled_dir() / "reference" / "lgr-busy.toml")
+    k = 2 * TB / sc.guests[0].storage_pages
+    members = [dataclasses.replace(
+        m, central_pages=int(m.central_pages * k), xstor_pages=int(m.xstor_pages * k),
+        volumes=tuple(dataclasses.replace(v, slots=int(v.slots * k)) for v in m.volumes))
+        for m in sc.members]
+    g = sc.guests[0]
+    params = dict(g.workload.params)
+    params["buffer_mb"] = params["buffer_mb"] * k
+    params["rate_pages_s"] = params["rate_pages_s"] * k
+    guest = dataclasses.replace(g, storage_pages=2 * TB,
+                                workload=WorkloadSpec(g.workload.kind, params))
+    return dataclasses.replace(sc, name="LGR busy guest scaled to 2 TB", members=members,
+                               guests=[guest])
+
+
+def bench_relocate_2tb_busy() -> dict[str, Any]:
+    """Wall seconds to simulate the busy reference guest scaled to 2 TB, its whole relocation
+    (from the relocation command to its end)."""
+    sc = busy_2tb_scenario()
+    sim = Simulation(sc)
+    start = next(e.at_s for e in sc.timeline if e.command.upper().startswith("VMRELOCATE"))
+    sim.run_until(start - sc.step_s)
+    g = sim.guests[sc.guests[0].userid.upper()]
+    before = g.instantiated
+    t0 = time.perf_counter()
+    sim.run_until(start)
+    while sim.reloc.active:
+        sim.step()
+    wall = time.perf_counter() - t0
+    r = sim.reloc.all[0].to_dict() if sim.reloc.all else {}
+    ok = wall <= 5.0 and r.get("result") == "relocated"
+    return {"name": "relocate_2tb_busy", "value": wall, "unit": "s wall per relocation",
+            "target": 5.0, "ok": ok,
+            "detail": f"{before / PAGES_PER_GB:,.0f} GB instantiated when it starts; "
+                      f"{r.get('result')}: {r.get('passes')} passes, "
+                      f"{r.get('pages_moved', 0):,} pages, {r.get('relocation_s', 0):.0f} "
+                      f"simulated s, quiesce {r.get('quiesce_s', 0):.1f} s"}
+
+
+def _shop(guests: int, hours: float, name: str, target: float) -> dict[str, Any]:
+    """Wall seconds (and peak memory) to simulate a generated shop of ``guests`` guests on four
+    members for ``hours`` simulated hours."""
+    import resource
+
+    from ..scenarios.scenario import loads_scenario
+    from ..scenarios.shop import shop_text
+
+    if guests == 1000:
+        sc = load_scenario(bundled_dir() / "planning" / "shop-1000.toml")
+    else:
+        sc = loads_scenario(shop_text(guests, 4), f"<shop of {guests} guests>")
+    sim = Simulation(sc)
+    t0 = time.perf_counter()
+    sim.run_until(hours * 3600)
+    wall = time.perf_counter() - t0
+    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    per = wall / max(1, sim.steps * len(sim.guests)) * 1e6
+    cpu = statistics.mean(m.cpu_util for m in sim.members.values()) * 100
+    used = sum(m.resident for m in sim.members.values()) / PAGES_PER_GB
+    out = {"name": name, "value": wall, "unit": "s wall", "target": target,
+           "ok": wall <= target,
+           "detail": f"{len(sim.guests)} guests, {hours:g} simulated h in {sim.steps} steps of "
+                     f"{sim.step_s:g} s: {per:.1f} us per guest-step; members' CPUs "
+                     f"{cpu:.0f} % busy, {used:,.0f} GB resident at the end; peak memory of "
+                     f"the process {peak_gib:.2f} GiB"}
+    del sim
+    gc.collect()
+    return out
+
+
+def bench_shop_1000_8h() -> dict[str, Any]:
+    """The bundled four-member shop of 1,000 guests, eight simulated hours (target 60 s)."""
+    return _shop(1000, 8.0, "shop_1000_8h", 60.0)
+
+
+def bench_shop_4000_1h() -> dict[str, Any]:
+    """A generated four-member shop of 4,000 guests, one simulated hour (target 60 s)."""
+    return _shop(4000, 1.0, "shop_4000_1h", 60.0)
+
+
 def demo_path() -> Path:
     """The bundled demo scenario."""
     return bundled_dir() / "demo.toml"
@@ -219,9 +306,12 @@ BENCHMARKS: dict[str, Callable[[], dict[str, Any]]] = {
     "randchange_2tb_step": bench_randchange_2tb,
     "demo_8h": bench_demo_8h,
     "relocate_2tb": bench_relocate_2tb,
+    "relocate_2tb_busy": bench_relocate_2tb_busy,
     "overcommit_2tb_10min": bench_2tb_overcommit,
     "lpm_64tb": bench_lpm_64tb,
     "evacuate_shop4": bench_evacuate_shop4,
+    "shop_1000_8h": bench_shop_1000_8h,
+    "shop_4000_1h": bench_shop_4000_1h,
 }
 
 

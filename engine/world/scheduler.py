@@ -21,16 +21,21 @@ def schedule_states(world: World, m: Member, guests: list[Guest]) -> None:
     """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
     limit = m.frames * m.cfg.storbuf_pct / 100.0
     busy = [g for g in guests if g.workload.busy() and not g.stopped_by]
-    # guests already dispatched keep their place; then the longest waiting are admitted
-    busy.sort(key=lambda g: (g.state != DISPATCH, g.state != ELIGIBLE,
-                             g.eligible_since or 0.0, g.userid))
-    total = 0.0
-    admitted = set()
-    for g in busy:
-        ws = min(g.workload.working_set_pages(), g.npages)
-        if total == 0.0 or total + ws <= limit:
-            admitted.add(g.userid)
-            total += ws
+    sets = [min(g.workload.working_set_pages(), g.npages) for g in busy]
+    if sum(sets) <= limit:  # room for every working set: all are admitted, in any order
+        admitted = {g.userid for g in busy}
+    else:
+        # guests already dispatched keep their place; then the longest waiting are admitted
+        order = sorted(range(len(busy)), key=lambda i: (
+            busy[i].state != DISPATCH, busy[i].state != ELIGIBLE,
+            busy[i].eligible_since or 0.0, busy[i].userid))
+        total = 0.0
+        admitted = set()
+        for i in order:
+            ws = sets[i]
+            if total == 0.0 or total + ws <= limit:
+                admitted.add(busy[i].userid)
+                total += ws
     for g in guests:
         if "stop" in g.stopped_by:
             new = STOPPED
@@ -58,6 +63,8 @@ def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float) -> 
     # relocation is system work: CP serves it before any guest
     cap = max(0.0, m.cfg.cpus * dt - cp_cpu_s)
     demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
+    if sum(demand.values()) <= cap and not any(g.share_absolute for g in guests):
+        return demand  # every guest gets what it asks for
     alloc = {u: 0.0 for u in demand}
     for g in guests:  # ABSOLUTE shares first: a fixed part of the member
         if g.share_absolute:

@@ -45,13 +45,30 @@ class PagingCounters:
                 self.migrated, self.new)
 
 
+#: bumped whenever any guest's member changes (logon, logoff, the end of a relocation), so that
+#: lists of each member's guests can be kept until it moves
+PLACEMENT = [0]
+
+
 class Guest:
     """A guest's run-time state: where it runs, its page bit-planes and its workload."""
+
+    _member: str | None
+
+    @property
+    def member(self) -> str | None:
+        """The member the guest runs on (None: logged off)."""
+        return self._member
+
+    @member.setter
+    def member(self, name: str | None) -> None:
+        self._member = name
+        PLACEMENT[0] += 1
 
     def __init__(self, cfg: GuestConfig, seed: int) -> None:
         self.cfg = cfg
         self.userid = cfg.userid.upper()
-        self.member: str | None = None
+        self._member = None
         self.home = cfg.member.upper()
         self.seed = seed
         self.logons = 0
@@ -94,9 +111,11 @@ class Guest:
         self.saved_workload: Workload | None = None
         self.scheduled = 0  # times a stopped guest was dispatched for an interrupt
         self.lgr_words: tuple[int, int] | None = None  # where LGR bits may be set (words)
-        # References to wholly resident regions are applied lazily (see Simulation._run_guest):
-        # pending[(lo, hi)] = [references, write fraction]; settled[(lo, hi)] = page_gen when
-        # the region was last seen wholly resident; page_gen moves whenever pages leave central.
+        # References whose outcome cannot matter yet are applied lazily (WorkloadDriver.
+        # _defer_random): pending[(lo, hi)] = [references, write fraction, untouched pages they
+        # instantiated (counted, not yet placed), untouched pages left]; settled[(lo, hi)] =
+        # page_gen when the region was last seen wholly resident; page_gen moves whenever pages
+        # leave central.
         self.pending: dict[tuple[int, int], list[float]] = {}
         # pending_seq[(lo, hi)] = [start, pages walked, writes (0/1)] for sequential walks
         self.pending_seq: dict[tuple[int, int], list[int]] = {}
@@ -177,15 +196,18 @@ class Guest:
         self.page_gen += 1
 
     def flush_pending(self) -> None:
-        """Apply the references held back for wholly resident regions to the bit-planes."""
+        """Apply the references held back to the bit-planes: hits on resident pages, then the
+        never-touched pages they instantiated, placed at random among the untouched."""
         if self.planes is None:
             self.pending.clear()
             self.pending_seq.clear()
             return
-        for (lo, hi), (refs, wf) in sorted(self.pending.items()):
+        for (lo, hi), (refs, wf, new, _untouched) in sorted(self.pending.items()):
             if self.relocating:
                 self.note_changes(lo, hi)
             K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
+            if new:
+                K.instantiate_random(self.planes, lo, hi, int(new), self.relocating, self.rng)
         for (lo, hi), (start, count, write) in sorted(self.pending_seq.items()):
             if self.relocating and write:
                 self.note_changes(lo, hi)
@@ -263,6 +285,8 @@ class Member:
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
         self.free_low = max(64, self.frames // 200)
         self.free_high = max(128, self.frames // 100)
+        #: frames enough for every page its guests' workloads could touch (worked out each step)
+        self.roomy = False
         self.up = True
 
     @property
