@@ -273,6 +273,10 @@ class ScenarioConfig:
     duration_s: float = 600.0
     step_s: float = 1.0
     sample_s: float = 10.0
+    #: A quiet member (nothing paged, room for every working set, nothing moving, pausing or
+    #: starting) is stepped this many seconds at a time, a whole multiple of ``step_s``; 0 (the
+    #: default) steps every member every ``step_s``. See docs/model.md, "Clock".
+    quiet_step_s: float = 0.0
     path: str = ""
     source_hash: str = ""
     source_text: str = ""  # the file as read, so a session can be recorded on top of it

@@ -10,7 +10,8 @@ from .units import MAX_PAGES, MAX_SIZE_TEXT
 
 __all__ = [
     "MAX_DEPTH", "MAX_DURATION_S", "MAX_FILE_BYTES", "MAX_GUESTS", "MAX_PAGES", "MAX_SEED",
-    "MAX_SIZE_TEXT", "MAX_STEPS", "MAX_TIMELINE", "MAX_STEP_S", "MIN_STEP_S", "steps_problem",
+    "MAX_SIZE_TEXT", "MAX_STEPS", "MAX_TIMELINE", "MAX_STEP_S", "MAX_QUIET_STEP_S", "MIN_STEP_S",
+    "steps_problem",
 ]
 
 # Simulated time: a year is far beyond any maintenance window or lesson.
@@ -18,6 +19,8 @@ MAX_DURATION_S = 31_536_000.0
 # The engine's time step: 1 ms (finer than any device service time modelled) to 1 hour.
 MIN_STEP_S = 0.001
 MAX_STEP_S = 3600.0
+# A quiet member's longest step: its figures lag at most this long behind the cluster's clock.
+MAX_QUIET_STEP_S = 600.0
 # Steps in one run: 10^8 steps of a one-guest scenario take hours of wall time already.
 MAX_STEPS = 100_000_000
 # A run's seed: a signed 64-bit integer, as stored in the run database.

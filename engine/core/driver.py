@@ -26,8 +26,8 @@ class DriverWorld(World, Protocol):
     pause: PauseEngine
     #: apply references to wholly resident regions lazily (same distribution, far faster)
     defer_touches: bool
-    #: hold back first touches too (``_defer_random``; off: results on a member that pages
-    #: later still differ from the walk's, see tests/scenarios/test_seed_spread.py)
+    #: hold back first touches too (``_defer_random``; the walk's results within the seed
+    #: spread, tests/scenarios/test_seed_spread.py)
     defer_first_touches: bool
 
 

@@ -71,6 +71,9 @@ class Simulation:
         self.seed = int(scenario.seed if seed is None else seed)
         self.rng = np.random.default_rng(self.seed)
         self.step_s = float(scenario.step_s)
+        #: a quiet member is stepped this many steps at a time (1: every step)
+        self.quiet_steps = max(1, round(scenario.quiet_step_s / self.step_s)) \
+            if scenario.quiet_step_s > 0 else 1
         self.sample_s = max(self.step_s, float(scenario.sample_s))
         self.steps = 0
         self.members: dict[str, Member] = {m.name.upper(): Member(m) for m in scenario.members}
@@ -113,9 +116,9 @@ class Simulation:
         self.io_left: dict[str, list[float]] = {n: [0.0] for n in self.members}
         #: apply references to wholly resident regions lazily (same distribution, far faster)
         self.defer_touches = True
-        #: hold back first touches on members with room (off until its outcome on a member
-        #: that starts paging later matches the walk's; its own tests turn it on)
-        self.defer_first_touches = False
+        #: hold back first touches on members with room (``WorkloadDriver._defer_random``: the
+        #: walk's outcome in distribution, tests/scenarios/test_seed_spread.py)
+        self.defer_first_touches = True
         self.stolen_from_incoming = 0
         for guest in self.guests.values():
             if guest.cfg.logged_on:
@@ -144,14 +147,65 @@ class Simulation:
         self.svm.advance(dt)
         self.lpm.advance(dt)
         self.pause.advance_cleanups(dt)
+        moving = self._anything_moving()
         for name in sorted(self.members):
             m = self.members[name]
-            if m.up:
-                self._step_member(m, dt)
+            if not m.up:
+                continue
+            if not moving and self._may_lag(m):
+                m.lag += 1  # quiet: stepped with the steps it skipped, at the next boundary
+                continue
+            self._step_lagged(m, m.lag + 1)
         self.steps += 1
         self.sampler.after_step()
         if self.lesson is not None:
             self.lesson.update()
+
+    # -- quiet members: several steps at once ----------------------------------------------
+    def _anything_moving(self) -> bool:
+        """Anything under way whose timing a longer step would blur: a relocation, a Storage
+        vMotion or LPM, a suspend, resume or logon, a cleanup, a lesson."""
+        if self.quiet_steps <= 1 or self.lesson is not None:
+            return True
+        p = self.pause
+        return bool(self.reloc.active or self.svm.active or self.lpm.active or p.active
+                    or p.cleanups or p.logons)
+
+    def _may_lag(self, m: Member) -> bool:
+        """``m`` may skip this step: it is quiet (nothing in XSTOR or on DASD, room above its
+        demand scan's mark for every working set, no guest stopped or starting) and the step
+        does not end on a boundary (a multiple of ``quiet_step_s``, a sample, a command due,
+        the scenario's end)."""
+        if (self.steps + 1) % self.quiet_steps == 0:
+            return False
+        end = self.t + self.step_s + 1e-9
+        if end >= self.scenario.duration_s or end >= self.sampler.next_due() \
+                or end >= self.peek():
+            return False
+        if not m.roomy or m.xstor_used or m.slots_used or m.free_frames < m.free_high:
+            return False
+        for g in self.guests_on(m.name):
+            if g.stopped_by or g.workload.starting or g.linux != "running" or g.n_xst \
+                    or g.n_dsd:
+                return False
+        return True
+
+    def _step_lagged(self, m: Member, steps: int, fresh_io: bool = False) -> None:
+        """Step ``m`` over ``steps`` steps at once (the ones it skipped, and this one unless
+        ``fresh_io``: a catch-up before this step's paging I/O was handed out)."""
+        m.lag = 0
+        dt = self.step_s * steps
+        if steps > 1 or fresh_io:
+            # nothing else used this member's paging I/O: it skipped the steps it is given now
+            self.io_left[m.name] = [m.io_capacity_s * dt]
+        self._step_member(m, dt)
+
+    def _catch_up(self) -> None:
+        """Step every member that skipped steps up to now (before a command changes it)."""
+        for name in sorted(self.members):
+            m = self.members[name]
+            if m.lag:
+                self._step_lagged(m, m.lag, fresh_io=True)
 
     def run_until(
         self,
@@ -275,6 +329,7 @@ class Simulation:
         CP's error message. ``line`` is the scenario line the command came from (0: typed or
         issued by code).
         """
+        self._catch_up()  # the command sees, and changes, every member as of now
         if not isinstance(command, str):
             typed: Command | None = command
             command = str(command)

@@ -37,6 +37,7 @@ from ..basics.limits import (
     MAX_DURATION_S,
     MAX_FILE_BYTES,
     MAX_GUESTS,
+    MAX_QUIET_STEP_S,
     MAX_SEED,
     MAX_STEP_S,
     MAX_TIMELINE,
@@ -432,9 +433,15 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
     duration = rr.get("duration_s", float, 600.0, check=_at_least(0, MAX_DURATION_S, "s"))
     step = rr.get("step_s", float, 1.0, check=_between(MIN_STEP_S, MAX_STEP_S, "s"))
     sample = rr.get("sample_s", float, 10.0, check=_between(MIN_STEP_S, MAX_DURATION_S, "s"))
+    quiet = rr.get("quiet_step_s", float, 0.0, check=lambda v: None if 0 <= v <= MAX_QUIET_STEP_S
+                   else f"must be 0 (off) to {MAX_QUIET_STEP_S:g} s, not {v:g}")
     too_many = steps_problem(duration, step)
     if too_many:
         raise rr.fail("step_s", too_many)
+    if quiet and (quiet < step or abs(quiet / step - round(quiet / step)) > 1e-6):
+        raise rr.fail("quiet_step_s", f"{quiet:g} is not a whole multiple of step_s "
+                      f"({step:g} s): write 0 (off) or {step:g}, {2 * step:g}, ... up to "
+                      f"{MAX_QUIET_STEP_S:g} s")
     rr.done()
 
     members: list[MemberConfig] = []
@@ -530,7 +537,8 @@ def _load_v1(ctx: _Context, top: _Reader) -> ScenarioConfig:
     return ScenarioConfig(name=name, members=members, guests=guests, links=links,
                           datastores=datastores, timeline=timeline, objectives=objectives,
                           lesson=lesson, description=description, seed=seed,
-                          duration_s=duration, step_s=step, sample_s=sample, model=model)
+                          duration_s=duration, step_s=step, sample_s=sample, model=model,
+                          quiet_step_s=quiet)
 
 
 def _model(ctx: _Context, t: Any) -> dict[str, dict[str, float]]:

@@ -30,8 +30,9 @@ _SIZE_WEIGHTS = (0.35, 0.35, 0.2, 0.1)
 
 
 def shop_text(guests: int = 1000, members: int = 4, seed: int = 19,
-              duration_s: float = 600.0, step_s: float = 1.0) -> str:
-    """The scenario file of a generated shop (see the module's description)."""
+              duration_s: float = 600.0, step_s: float = 1.0, quiet_step_s: float = 10.0) -> str:
+    """The scenario file of a generated shop (see the module's description); its quiet members
+    are stepped ``quiet_step_s`` at a time (0: every step)."""
     if not (1 <= guests < 100_000 and 1 <= members <= 99):
         raise ValueError("a generated shop has 1 to 99 members and 1 to 99,999 guests")
     rng = np.random.default_rng(seed)
@@ -52,6 +53,7 @@ def shop_text(guests: int = 1000, members: int = 4, seed: int = 19,
         f"duration_s = {duration_s:g}",
         f"step_s = {step_s:g}",
         "sample_s = 60",
+        f"quiet_step_s = {quiet_step_s:g}  # a member that pages nothing: steps this long",
     ]
     for i, name in enumerate(names):
         out += ["", "[[member]]", f'name = "{name}"', "cpus = 16", 'central = "512G"']

@@ -209,6 +209,11 @@ class Sampler:
         self.guests.extend(s.guests)
         return s
 
+    def next_due(self) -> float:
+        """Simulated time of the run's next sample."""
+        last = self._measure.last_t
+        return 0.0 if last is None else last + self.sample_s
+
     def after_step(self) -> None:
         """Take the run's sample when it is due, and the feeds' (after every step)."""
         t = self.world.t

@@ -63,8 +63,17 @@ def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float) -> 
     # relocation is system work: CP serves it before any guest
     cap = max(0.0, m.cfg.cpus * dt - cp_cpu_s)
     demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
-    if sum(demand.values()) <= cap and not any(g.share_absolute for g in guests):
-        return demand  # every guest gets what it asks for
+    total = sum(demand.values())
+    if total <= cap and not any(g.share_absolute for g in guests):
+        # every guest gets what it asks for; a demand is the work a step brings on average,
+        # and a step that brings more is served too, from the CPU nobody asked for (each
+        # guest may use its part of it, by its demand, up to its virtual CPUs): an
+        # uncontended guest is never held to its average
+        if total <= 0.0:
+            return demand
+        spare = (cap - total) / total
+        return {g.userid: min(max(g.cfg.vcpus * dt, demand[g.userid]),
+                              demand[g.userid] * (1.0 + spare)) for g in guests}
     alloc = {u: 0.0 for u in demand}
     for g in guests:  # ABSOLUTE shares first: a fixed part of the member
         if g.share_absolute:

@@ -287,6 +287,8 @@ class Member:
         self.free_high = max(128, self.frames // 100)
         #: frames enough for every page its guests' workloads could touch (worked out each step)
         self.roomy = False
+        #: steps of ``step_s`` this quiet member has not been stepped yet (``Simulation.step``)
+        self.lag = 0
         self.up = True
 
     @property

@@ -1,5 +1,6 @@
-"""Every bundled scenario gives the results of the model before references were held back,
-within the seed-to-seed spread (seed_spread.py says how the band was made)."""
+"""Every bundled scenario gives the results of the model that walks every first touch page by
+page, within the seed-to-seed spread (seed_spread.py says how the band was made): holding first
+touches back (the default) must not be told apart from another seed."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ CASES = [pytest.param(k, marks=pytest.mark.slow)
 def outside(value: float, lo: float, hi: float, count: bool = False) -> bool:
     """True when ``value`` is outside the seeds' band widened by its own width: at least 2 % of
     the values, and for a count of pages at least three times its counting noise (the square
-    root of the count: three seeds underestimate the spread of a small count)."""
+    root of the count: a few seeds underestimate the spread of a small count)."""
     w = max(hi - lo, 0.02 * max(abs(lo), abs(hi)), 1e-3)
     if count:
         w = max(w, 3 * max(abs(hi), 1.0) ** 0.5)
