@@ -179,9 +179,9 @@ class Simulation:
         if (self.steps + 1) % self.quiet_steps == 0:
             return False
         end = self.t + self.step_s + 1e-9
-        if end >= self.scenario.duration_s or end >= self.sampler.next_due() \
+        if self.t < self.scenario.duration_s <= end or end >= self.sampler.next_due() \
                 or end >= self.peek():
-            return False
+            return False  # the scenario's end (a run may go on beyond it), a sample, a command
         if not m.roomy or m.xstor_used or m.slots_used or m.free_frames < m.free_high:
             return False
         for g in self.guests_on(m.name):

@@ -1,7 +1,8 @@
 """A generated shop: a cluster of many Linux guests of the kinds a z/VM shop runs.
 
 ``shop_text(guests, members)`` writes a scenario file (text) of ``members`` members, each with
-512G of central storage and 16 CPUs, and ``guests`` guests of 2G to 16G spread over them: web
+512G of central storage and 16 CPUs for every 250 guests it holds (or part of 250), and
+``guests`` guests of 2G to 16G spread over them: web
 servers, application servers, databases and idle Linux, their sizes, working sets and offered
 load drawn from fixed ranges with a seeded generator, so the same arguments always give the same
 file. The bundled ``planning/shop-1000`` is ``shop_text(1000, 4)``; ``ssisim bench`` generates
@@ -55,8 +56,12 @@ def shop_text(guests: int = 1000, members: int = 4, seed: int = 19,
         "sample_s = 60",
         f"quiet_step_s = {quiet_step_s:g}  # a member that pages nothing: steps this long",
     ]
+    # a member of 512G and 16 CPUs holds 250 guests without paging, half busy: a larger shop
+    # has larger members, as a real one would
+    scale = max(1, -(-guests // (250 * members)))
     for i, name in enumerate(names):
-        out += ["", "[[member]]", f'name = "{name}"', "cpus = 16", 'central = "512G"']
+        out += ["", "[[member]]", f'name = "{name}"', f"cpus = {min(256, 16 * scale)}",
+                f'central = "{512 * scale}G"']
         for v in range(4):
             out += ["  [[member.volume]]", f'  volid = "M{i + 1}P{v + 1:03d}"',
                     '  size = "256G"', '  kind = "eckd"']

@@ -177,3 +177,12 @@ def test_a_quiet_step_that_is_not_a_multiple_of_the_step_is_refused(value, says)
         loads_scenario(text, "shop.toml")
     msg = str(e.value)
     assert "shop.toml" in msg and "quiet_step_s" in msg and says in msg
+
+
+def test_a_run_beyond_the_scenarios_end_keeps_stepping_quiet_members_together():
+    sim = Simulation(loads_scenario(scenario(quiet=10, duration=60), "<short>"))
+    calls = counting(sim)
+    sim.run_until(180)
+    for name in ("A", "B"):
+        assert sum(calls[name]) == pytest.approx(180.0)
+        assert len(calls[name]) <= 22
