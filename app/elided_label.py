@@ -11,16 +11,18 @@ class ElidedLabel(QLabel):
     """One line of text, cut with an ellipsis where the panel is too narrow (all of it in the
     tooltip): a line that wrapped would take the charts' room in a small window."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, text: str = "", parent: QWidget | None = None, tip: str = "") -> None:
         super().__init__(parent)
         self.full = ""
+        #: What the text means, in the tooltip after the text itself.
+        self.tip = tip
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.set_full_text(text)
 
     def set_full_text(self, text: str) -> None:
         """Show ``text`` (elided to the width)."""
         self.full = text
-        self.setToolTip(text)
+        self.setToolTip(f"{text}\n\n{self.tip}" if self.tip and text else text or self.tip)
         self._elide()
 
     def _elide(self) -> None:

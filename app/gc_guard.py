@@ -8,6 +8,12 @@ waits for the same Qt lock: both threads stop for good. So while any window is o
 collection is off and pyqtgraph's ``GarbageCollector`` collects on a GUI-thread timer instead;
 when the last window has shut down, everything is collected once and automatic collection is on
 again (tests open and close many windows in one process, between headless runs).
+
+A timed collection of the oldest generation walks every object alive, and a simulation of a
+thousand guests is a great many: 150 ms on the main thread, a pause the user sees. So once a
+simulation is built and drawn (``settle``), everything alive is collected once and then frozen
+(``gc.freeze``: left out of later collections); the next simulation, or the last window's
+release, thaws it, so that what it leaves behind is collected.
 """
 
 from __future__ import annotations
@@ -38,8 +44,19 @@ def release() -> None:
     if _holders == 0 and _collector is not None:
         _collector.timer.stop()
         _collector = None
+        gc.unfreeze()
         gc.collect()
         gc.enable()
+
+
+def settle() -> None:
+    """A new simulation is built and drawn: collect once, then leave what is alive now out of
+    the timed collections (call on the GUI thread, while held)."""
+    if not active():
+        return
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def active() -> bool:
@@ -47,4 +64,4 @@ def active() -> bool:
     return _collector is not None and not gc.isenabled()
 
 
-__all__ = ["INTERVAL_S", "active", "hold", "release"]
+__all__ = ["INTERVAL_S", "active", "hold", "release", "settle"]

@@ -36,6 +36,9 @@ from .theme import STATE_COLOURS, STATE_LABELS, TIER_COLOURS, contrast_text
 MIME_GUEST = "application/x-ssisim-guest"
 
 
+#: How faint a guest that does not match the filter box is drawn (both cluster views).
+DIMMED_OPACITY = 0.22
+
 #: The smallest tile that still reads: the user ID, size and state, and the page bar.
 MIN_TILE = QSize(80, 46)
 
@@ -70,6 +73,7 @@ class GuestTile(QWidget):
         self.incoming = incoming
         self.state = "logged off"
         self.selected = False
+        self.dimmed = False
         self._g: GuestSnapshot | None = None
         #: The suspend, resume or CP STOP under way (its phase replaces the workload shown).
         self.pause: PauseSnapshot | None = None
@@ -84,8 +88,10 @@ class GuestTile(QWidget):
     # -- data ----------------------------------------------------------------------------------
     def update_from(self, g: GuestSnapshot, state: str, selected: bool,
                     reloc: RelocationSnapshot | None = None,
-                    pause: PauseSnapshot | None = None) -> None:
+                    pause: PauseSnapshot | None = None, dimmed: bool = False) -> None:
         """Show the guest as in ``g``; repaint only when something visible changed.
+
+        ``dimmed``: the guest does not match the filter box (drawn faint).
 
         While ``pause`` (a suspend, resume or CP STOP under way) lasts, the tile shows its
         phase instead of the workload: what the engine runs then stands in for the writing or
@@ -99,7 +105,7 @@ class GuestTile(QWidget):
         per = max(1, g.storage_pages // 200)
         key = (g.member, state, selected, g.storage_pages, g.central // per, g.xstor // per,
                g.dasd // per, g.workload, round(progress, 2),
-               None if pause is None else (pause.action, pause.phase))
+               None if pause is None else (pause.action, pause.phase), dimmed)
         if key == self._key:
             return
         self._key = key
@@ -107,6 +113,7 @@ class GuestTile(QWidget):
         self.pause = pause
         self.state = state
         self.selected = selected
+        self.dimmed = dimmed
         self._progress = progress
         self._resize()
         self.setToolTip(self._tooltip(reloc))
@@ -181,6 +188,8 @@ class GuestTile(QWidget):
         """Rounded tile, state colour, user ID, size and state, and where the pages are."""
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self.dimmed:
+            p.setOpacity(DIMMED_OPACITY)
         r = QRectF(self.rect()).adjusted(1.5, 1.5, -1.5, -1.5)
         pal = self.palette()
         if self.incoming:

@@ -23,6 +23,12 @@ _THROUGHPUT = GUEST_COLUMNS.index("throughput")
 
 #: Rows kept before the history is thinned to half its resolution.
 MAX_ROWS = 200_000
+#: At most this many numbers in the guests' columns (8 bytes each: 128 MB). A thousand guests
+#: make rows of 5,000 numbers: their history is thinned after 3,200 rows rather than 200,000
+#: (8 GB). Its room is taken at once, and the system maps the pages as rows are written: grown
+#: by copying, as a small history is, 40 MB and more at a time, it stopped the window for
+#: 100 ms and more.
+MAX_GUEST_CELLS = 16_000_000
 
 
 class Columns:
@@ -87,9 +93,13 @@ class History:
     def __init__(self, members: list[str], guests: list[str]) -> None:
         self.members = list(members)
         self.guests = list(guests)
-        self._t = Columns(1)
-        self._m = Columns(len(self.members) * len(MEMBER_COLUMNS))
-        self._g = Columns(len(self.guests) * len(GUEST_COLUMNS))
+        width = len(self.guests) * len(GUEST_COLUMNS)
+        #: Rows kept before the history is thinned (fewer for many guests: ``MAX_GUEST_CELLS``).
+        self.max_rows = max(256, min(MAX_ROWS, MAX_GUEST_CELLS // max(1, width)))
+        room = self.max_rows + 64 if self.max_rows < MAX_ROWS else 1024
+        self._t = Columns(1, room)
+        self._m = Columns(len(self.members) * len(MEMBER_COLUMNS), room)
+        self._g = Columns(width, room)
         self.relocations: dict[str, RelocationSeries] = {}
         self._stride = 1  # keep one sample in this many (grows when thinned)
         self._skip = 0
@@ -127,7 +137,7 @@ class History:
                 for uid in s.stand_in:
                     g[row, self.guests.index(uid) * len(GUEST_COLUMNS) + _THROUGHPUT] = 0.0
             self._g.append(g)
-            if self._t.n > MAX_ROWS:
+            if self._t.n > self.max_rows:
                 for c in (self._t, self._m, self._g):
                     c.thin()
                 self._stride *= 2

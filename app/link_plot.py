@@ -64,5 +64,6 @@ class LinkPlot(QWidget):
         cap = series.capacity * MB_PER_PAGE
         self.sent.setData(t, sent)
         self.capacity.setData(t, np.where(cap > 0, cap, np.nan), connect="finite")
-        self.range.set_x(float(t[0]), float(t[-1]))
+        # at least a second: a relocation's first sample alone gave an axis of nanoseconds
+        self.range.set_x(float(t[0]), max(float(t[-1]), float(t[0]) + 1.0))
         self.range.set_y(max(float(cap.max()), float(sent.max()), 1.0))

@@ -7,13 +7,23 @@ what is typed in the console is parsed here first. Nothing here touches the ``Si
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QPoint, QSettings, Qt, QTimer
+from PySide6.QtCore import (
+    QByteArray,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QPoint,
+    QSettings,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -40,15 +50,18 @@ from ssisim.engine import (
 from . import gc_guard
 from . import preferences as prefs_io
 from .cluster_editor import ClusterEditor
-from .cluster_view import ClusterView
+from .cluster_view import MODES, ClusterView
 from .commands import only_asks, relocate_command
 from .completion import CommandHistory
 from .console import Console
 from .evacuate_dialog import EvacuateDialog
 from .event_log import EventLog
+from .frames import Frame
 from .futures import when_done
 from .guest_detail import GuestDetail
 from .guest_menu import build_guest_menu
+from .guest_table import GuestTable
+from .lazy_panel import LazyPanel
 from .mailbox import Mailbox
 from .member_plots import MemberPlots
 from .model import SessionModel
@@ -77,6 +90,7 @@ SHORTCUTS = (
     ("Ctrl+Shift+S", "record a replayable scenario (the scenario and the commands issued)"),
     ("Ctrl+Shift+L", "open a lesson (training mode)"),
     ("Ctrl+H", "the lesson's next hint (it costs points)"),
+    ("Ctrl+T", "compact or detailed cluster view"),
     ("Shift while dropping", "ask for the relocation options"),
 )
 
@@ -92,6 +106,26 @@ def _bundled(path: Path) -> bool:
 def _fmt_clock(t: float) -> str:
     s = int(t)
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+#: Posted after a frame is applied, at the priority of Qt's paint requests (``UpdateRequest``,
+#: low): delivered once what the frame changed is painted.
+PAINTED = QEvent.Type(QEvent.registerEventType())
+
+
+class _AfterPaint(QObject):
+    """Sets ``done`` when the ``PAINTED`` event posted to it arrives."""
+
+    def __init__(self, done: threading.Event, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.done = done
+
+    def event(self, e: QEvent) -> bool:
+        """The frame is painted: the worker may step again."""
+        if e.type() == PAINTED:
+            self.done.set()
+            return True
+        return super().event(e)
 
 
 class MainWindow(QMainWindow):
@@ -144,6 +178,8 @@ class MainWindow(QMainWindow):
         self.events = EventLog(self.model)
         self.members = MemberPlots(self.model)
         self.detail = GuestDetail(self.model)
+        self.table = GuestTable(self.model)
+        self.cluster.filter_changed.connect(self.table.set_filter)
         self.docks: dict[str, QDockWidget] = {}
         right = Qt.DockWidgetArea.RightDockWidgetArea
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
@@ -155,10 +191,12 @@ class MainWindow(QMainWindow):
         self._dock("events", "Events", self.events, right)
         self._dock("members", "Members over time", self.members, bottom)
         self._dock("guest", "Guest detail", self.detail, bottom)
+        self._dock("guests", "Guests", self.table, bottom)
         self.tabifyDockWidget(self.docks["relocation"], self.docks["moves"])
         self.tabifyDockWidget(self.docks["console"], self.docks["events"])
         self.docks["relocation"].raise_()
         self.tabifyDockWidget(self.docks["members"], self.docks["guest"])
+        self.tabifyDockWidget(self.docks["guest"], self.docks["guests"])
         self.docks["console"].raise_()
         self.docks["members"].raise_()
         self.training = Training(self)  # the Lesson dock and actions, before the layout
@@ -191,16 +229,23 @@ class MainWindow(QMainWindow):
         self.worker.warmup_finished.connect(self._compiled)
         self.worker.paused.connect(self._paused)
         self.worker.failed.connect(self._failed)
+        self._redrawn_at = -1e9  # when a frame was last applied (monotonic seconds)
+        self.worker.published.connect(self._published)
         self.model.selection_changed.connect(self._selected)
         self._single_layout = False
         self._reloc_was_visible = True
         self.model.reset.connect(self._fit_docks_to_scenario)
+        # the new simulation and its views are built: leave them out of the timed collections
+        # (a collection walking a thousand guests' objects is a pause the user sees)
+        self.model.reset.connect(lambda: QTimer.singleShot(0, gc_guard.settle))
+        self._large: bool | None = None  # the scenario shown has many guests
         self.model.events_added.connect(self._raise_moves)
 
         self.resize(1600, 1000)
         self._laid_out = self._restore_layout()
         self.set_speed(self.prefs.speed)
 
+        self._after_paint = _AfterPaint(self.worker.gui_idle, self)
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
         self.timer.timeout.connect(self.redraw)
@@ -221,6 +266,11 @@ class MainWindow(QMainWindow):
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
+        if isinstance(widget, LazyPanel):
+            # behind another dock's tab a panel skips its redraws: choosing the tab shows the
+            # latest (Qt moves a dock behind a tab out of the window rather than hiding it)
+            dock.visibilityChanged.connect(
+                lambda visible, w=widget: QTimer.singleShot(0, w.catch_up) if visible else None)
 
     def _action(self, text: str, slot: Any, shortcut: str | None = None,
                 tip: str | None = None) -> QAction:
@@ -324,6 +374,25 @@ class MainWindow(QMainWindow):
         m.addAction(self.act_evacuate)
         m.addAction(self.act_sweep)
         m = mb.addMenu("&View")
+        cm = m.addMenu("&Cluster view")
+        self.cluster_view_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)
+        for mode, label in MODES.items():
+            act = QAction(label, self)
+            act.setCheckable(True)
+            act.triggered.connect(lambda _c=False, md=mode: self.set_cluster_view(md))
+            group.addAction(act)
+            cm.addAction(act)
+            self.cluster_view_actions[mode] = act
+        self.act_compact = a("Compact cluster view", self.toggle_compact, "Ctrl+T",
+                             "Switch the cluster between a small square per guest and a tile "
+                             "per guest")
+        self.act_compact.setCheckable(True)
+        self.cluster.mode_changed.connect(self.act_compact.setChecked)
+        cm.addSeparator()
+        cm.addAction(self.act_compact)
+        self.set_cluster_view(self.prefs.cluster_view)
+        m.addSeparator()
         for dock in self.docks.values():
             m.addAction(dock.toggleViewAction())
         m.addSeparator()
@@ -332,6 +401,20 @@ class MainWindow(QMainWindow):
         m = mb.addMenu("&Help")
         m.addAction(self.act_keys)
         m.addAction(self.act_about)
+
+    def set_cluster_view(self, mode: str) -> None:
+        """View > Cluster view: ``auto`` (compact for a large cluster), ``compact`` or
+        ``detailed``; kept as a preference."""
+        if mode not in MODES:
+            mode = "auto"
+        self.prefs.cluster_view = mode
+        self.cluster_view_actions[mode].setChecked(True)
+        self.cluster.set_mode(mode)
+        self.act_compact.setChecked(self.cluster.is_compact())
+
+    def toggle_compact(self) -> None:
+        """Switch between the compact and the detailed cluster view (Ctrl+T)."""
+        self.set_cluster_view("detailed" if self.cluster.is_compact() else "compact")
 
     # -- layout and preferences ----------------------------------------------------------------
     def _restore_layout(self) -> bool:
@@ -448,16 +531,42 @@ class MainWindow(QMainWindow):
     def _show_running(self) -> None:
         self.act_run.setText("Pause" if self.model.running else "Run")
 
+    def _published(self) -> None:
+        """The worker waits for the frame it just published to be painted (its steps are
+        long): redraw now, or ``REDRAW_MS`` after the last redraw if that is later (the
+        timer's next tick may come later still)."""
+        wait_ms = REDRAW_MS - (time.monotonic() - self._redrawn_at) * 1000
+        if wait_ms <= 0:
+            self.redraw()
+        else:
+            QTimer.singleShot(int(wait_ms) + 1, self.redraw)
+
     # -- redraw --------------------------------------------------------------------------------
     def redraw(self) -> bool:
         """Apply the latest frame, if any (the redraw timer calls this); True when applied."""
         frame = self.mailbox.take()
         if frame is None or frame.generation < self.model.expected_generation:
+            if frame is not None:
+                self.worker.gui_idle.set()  # a worker may wait for it to be painted: no need
             return False  # nothing new, or of a simulation the window has left
-        # the worker waits while the frame is applied and painted (posted paint events run
-        # before the zero timer that says the window is idle again)
+        self._redrawn_at = time.monotonic()
+        # the worker waits while the frame is applied; after a long step (``worker.
+        # LONG_STEP_CPU_S``) while it is painted too: the event that says the window is idle
+        # again is then posted once the views have asked for their repaints, so it comes after
+        # Qt's paint request (same low priority, first in first out). Short steps go on during
+        # the paint: each holds it up little, and the simulation runs at twice the speed.
         self.worker.gui_idle.clear()
-        QTimer.singleShot(0, self.worker.gui_idle.set)
+        try:
+            self._apply(frame)
+        finally:
+            if self.worker.long_steps:
+                QCoreApplication.postEvent(self._after_paint, QEvent(PAINTED),
+                                           Qt.EventPriority.LowEventPriority.value)
+            else:
+                self.worker.gui_idle.set()
+        return True
+
+    def _apply(self, frame: Frame) -> None:
         self.model.apply(frame)
         t = frame.snapshot.t_s
         self.clock.setText(f"t = {t:,.0f} s  ({_fmt_clock(t)})")
@@ -474,7 +583,6 @@ class MainWindow(QMainWindow):
         else:
             self._speed_marks.clear()
             self.speed_label.setText("paused")
-        return True
 
     def _show_watch(self, watch: Watch | None) -> None:
         """Say in the status bar what watch mode is slowing the clock for (nothing: hide)."""
@@ -530,7 +638,13 @@ class MainWindow(QMainWindow):
 
     def _fit_docks_to_scenario(self) -> None:
         """A single member has nowhere to relocate to: its relocation panel gives way to the
-        guest detail, next to the console (and back again for a scenario with more members)."""
+        guest detail, next to the console (and back again for a scenario with more members).
+        A large cluster brings the guest table to the front (a small one the members' plots),
+        when the scenario is of the other kind than the one before."""
+        large = self.cluster.wants_compact()
+        if large != self._large:
+            self._large = large
+            self.docks["guests" if large else "members"].raise_()
         single = len(self.model.member_names()) < 2
         reloc, guest = self.docks["relocation"], self.docks["guest"]
         if single and not self._single_layout:

@@ -1,4 +1,5 @@
-"""One member of the cluster: CPU load, storage tiers and its guests' tiles; a drop target."""
+"""A member of the cluster as a drop target, and its detailed panel: CPU load, storage tiers
+and its guests' tiles."""
 
 from __future__ import annotations
 
@@ -40,10 +41,36 @@ def _pct(used: float, total: float) -> float:
 TILE_SCALES = (1.0, 0.88, 0.76, 0.64, 0.52, 0.42, 0.32)
 
 
-class MemberPanel(QFrame):
-    """A member: name, CPU, central / XSTOR / paging gauges, and a tile per guest on it.
+def show_gauges(m: MemberSnapshot, cpu: TierBar, central: TierBar, xstor: TierBar,
+                paging: TierBar) -> None:
+    """Show a member's CPU and storage tiers on its gauges (both cluster views use them)."""
+    cpu.set_value(m.cpu_pct / 100.0, f"{m.cpu_pct:.0f}%")
+    for bar, used, total in ((central, m.resident, m.frames),
+                             (xstor, m.xstor_used, m.xstor_total),
+                             (paging, m.slots_used, m.slots_total)):
+        if not total:
+            bar.set_value(0.0, "none")
+            continue
+        u, t, pct = format_size(used), format_size(total), f"{_pct(used, total):.0f}%"
+        # a narrow panel shows the shorter forms (TierBar.shown)
+        bar.set_value(used / total, f"{u} / {t}  {pct}", f"{u}/{t} {pct}", pct)
 
-    Dropping a guest tile here relocates the guest to this member.
+
+def dragged_guest(event: QDragEnterEvent | QDropEvent) -> str | None:
+    """The user ID a drag carries (a tile of either cluster view, a row of the guest table),
+    or None for anything else."""
+    md = event.mimeData()
+    if not md.hasFormat(MIME_GUEST):
+        return None
+    return bytes(md.data(MIME_GUEST).data()).decode()
+
+
+class MemberFrame(QFrame):
+    """A member as a drop target: dropping a guest here relocates it to this member.
+
+    The one drop handler of both cluster views (the detailed panel and the compact one): a
+    drag carries ``MIME_GUEST`` with the user ID, wherever it started. Subclasses say which
+    guests are already on the member (``has_guest``): a drop there does nothing.
     """
 
     #: ``(userid, member, ask_options)``: a guest was dropped here; ``ask_options`` when Shift
@@ -58,6 +85,62 @@ class MemberPanel(QFrame):
         self.setAcceptDrops(True)
         self.setToolTip(f"{name}: {TERMS['member']} Drop a guest here to relocate it to {name}.")
         self._drop_ok = False
+
+    def has_guest(self, userid: str) -> bool:  # pragma: no cover - overridden
+        """True when the guest runs on this member (a drop here would do nothing)."""
+        raise NotImplementedError
+
+    # -- drops ---------------------------------------------------------------------------------
+    def _set_drop_highlight(self, on: bool) -> None:
+        if on != self._drop_ok:
+            self._drop_ok = on
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The frame, and a highlight while a guest is dragged over the member."""
+        super().paintEvent(event)
+        if self._drop_ok:
+            p = QPainter(self)
+            p.setPen(QPen(self.palette().color(QPalette.ColorRole.Highlight), 3))
+            p.drawRoundedRect(self.rect().adjusted(2, 2, -2, -2), 6, 6)
+            p.end()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept a guest from another member."""
+        userid = dragged_guest(event)
+        if userid is not None and not self.has_guest(userid):
+            event.setDropAction(Qt.DropAction.MoveAction)
+            event.accept()
+            self._set_drop_highlight(True)
+            return
+        event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        """Drop the highlight."""
+        self._set_drop_highlight(False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Relocate the dropped guest here (Shift held: ask for the options first)."""
+        self._set_drop_highlight(False)
+        userid = dragged_guest(event)
+        if userid is None or self.has_guest(userid):
+            event.ignore()
+            return
+        event.setDropAction(Qt.DropAction.MoveAction)
+        event.accept()
+        ask = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        self.guest_dropped.emit(userid, self.name, ask)
+
+
+class MemberPanel(MemberFrame):
+    """A member: name, CPU, central / XSTOR / paging gauges, and a tile per guest on it.
+
+    Dropping a guest tile here relocates the guest to this member (``MemberFrame``).
+    """
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(name, parent)
         self.tiles: list[GuestTile] = []
 
         title = QLabel(name)
@@ -104,16 +187,7 @@ class MemberPanel(QFrame):
     # -- data ----------------------------------------------------------------------------------
     def update_from(self, m: MemberSnapshot) -> None:
         """Show the member's CPU and storage tiers."""
-        self.cpu.set_value(m.cpu_pct / 100.0, f"{m.cpu_pct:.0f}%")
-        for bar, used, total in ((self.central, m.resident, m.frames),
-                                 (self.xstor, m.xstor_used, m.xstor_total),
-                                 (self.paging, m.slots_used, m.slots_total)):
-            if not total:
-                bar.set_value(0.0, "none")
-                continue
-            u, t, pct = format_size(used), format_size(total), f"{_pct(used, total):.0f}%"
-            # a narrow panel shows the shorter forms (TierBar.shown)
-            bar.set_value(used / total, f"{u} / {t}  {pct}", f"{u}/{t} {pct}", pct)
+        show_gauges(m, self.cpu, self.central, self.xstor, self.paging)
 
     def set_tiles(self, tiles: list[GuestTile]) -> None:
         """Show exactly these tiles, in this order (re-lays out only when they change)."""
@@ -168,51 +242,3 @@ class MemberPanel(QFrame):
     def has_guest(self, userid: str) -> bool:
         """True when the guest's (non-incoming) tile is on this member."""
         return any(t.userid == userid and not t.incoming for t in self.tiles)
-
-    # -- drops ---------------------------------------------------------------------------------
-    def _set_drop_highlight(self, on: bool) -> None:
-        if on != self._drop_ok:
-            self._drop_ok = on
-            self.update()
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        """The frame, and a highlight while a guest is dragged over the member."""
-        super().paintEvent(event)
-        if self._drop_ok:
-            p = QPainter(self)
-            p.setPen(QPen(self.palette().color(QPalette.ColorRole.Highlight), 3))
-            p.drawRoundedRect(self.rect().adjusted(2, 2, -2, -2), 6, 6)
-            p.end()
-
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        """Accept a guest from another member."""
-        md = event.mimeData()
-        if md.hasFormat(MIME_GUEST):
-            userid = bytes(md.data(MIME_GUEST).data()).decode()
-            if not self.has_guest(userid):
-                event.setDropAction(Qt.DropAction.MoveAction)
-                event.accept()
-                self._set_drop_highlight(True)
-                return
-        event.ignore()
-
-    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
-        """Drop the highlight."""
-        self._set_drop_highlight(False)
-        super().dragLeaveEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:
-        """Relocate the dropped guest here (Shift held: ask for the options first)."""
-        self._set_drop_highlight(False)
-        md = event.mimeData()
-        if not md.hasFormat(MIME_GUEST):
-            event.ignore()
-            return
-        userid = bytes(md.data(MIME_GUEST).data()).decode()
-        if self.has_guest(userid):
-            event.ignore()
-            return
-        event.setDropAction(Qt.DropAction.MoveAction)
-        event.accept()
-        ask = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-        self.guest_dropped.emit(userid, self.name, ask)

@@ -87,6 +87,40 @@ def display_state(g: GuestSnapshot, relocations: tuple[RelocationSnapshot, ...],
     return g.state
 
 
+class SnapshotIndex:
+    """One snapshot's guests by user ID, with what each one's tile shows: built once per
+    snapshot (``SessionModel.index``), so that views with a thousand guests look each one up
+    in a dict instead of scanning the relocations and pauses for every guest.
+
+    ``states`` holds every guest's ``display_state``; ``relocations`` the relocations under
+    way by guest; ``pauses`` the suspends, resumes and CP STOPs under way (``active_pause``).
+    """
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.snapshot = snap
+        self.guests: dict[str, GuestSnapshot] = {g.userid: g for g in snap.guests}
+        self.relocations: dict[str, RelocationSnapshot] = {}
+        for r in snap.relocations:
+            if r.state in ACTIVE:
+                self.relocations.setdefault(r.userid, r)
+        # the latest pause of a guest wins, as in ``active_pause``
+        self.pauses: dict[str, PauseSnapshot] = {
+            p.userid: p for p in snap.pauses if p.active and (p.action, p.phase) in PAUSE_STATES}
+        states: dict[str, str] = {}
+        for g in snap.guests:
+            r = self.relocations.get(g.userid)
+            if r is not None:
+                states[g.userid] = "quiesced" if r.state == "quiesced" else "relocating"
+            elif g.member is None:
+                states[g.userid] = "logged off"
+            elif g.userid in self.pauses:
+                p = self.pauses[g.userid]
+                states[g.userid] = PAUSE_STATES[(p.action, p.phase)]
+            else:
+                states[g.userid] = g.state
+        self.states = states
+
+
 class SessionModel:
     """The latest snapshot, the history, the events and the selection of the window."""
 
@@ -101,6 +135,7 @@ class SessionModel:
         self.running = False
         self.selected: str | None = None
         self.frames_applied = 0
+        self._index: SnapshotIndex | None = None
         #: a new simulation began (reset or another scenario): forget what was drawn
         self.reset = Callbacks()
         #: ``(frame)``: the latest frame was applied; views redraw
@@ -184,14 +219,20 @@ class SessionModel:
         return best
 
     # -- questions views ask -------------------------------------------------------------------
+    def index(self) -> SnapshotIndex | None:
+        """The latest snapshot's guests by user ID and their display states (built once per
+        snapshot, on first use)."""
+        snap = self.snapshot
+        if snap is None:
+            return None
+        if self._index is None or self._index.snapshot is not snap:
+            self._index = SnapshotIndex(snap)
+        return self._index
+
     def guest(self, userid: str) -> GuestSnapshot | None:
         """The latest snapshot of a guest."""
-        if self.snapshot is None:
-            return None
-        for g in self.snapshot.guests:
-            if g.userid == userid:
-                return g
-        return None
+        index = self.index()
+        return None if index is None else index.guests.get(userid)
 
     def member_names(self) -> list[str]:
         """Members of the cluster, by name."""
@@ -221,10 +262,8 @@ class SessionModel:
 
     def state_of(self, userid: str) -> str:
         """What the guest's tile shows (see ``display_state``)."""
-        g = self.guest(userid)
-        if g is None or self.snapshot is None:
-            return "logged off"
-        return display_state(g, self.snapshot.relocations, self.snapshot.pauses)
+        index = self.index()
+        return "logged off" if index is None else index.states.get(userid, "logged off")
 
     def pause_of(self, userid: str) -> PauseSnapshot | None:
         """The suspend, resume or CP STOP of ``userid`` under way, if any."""
@@ -235,5 +274,5 @@ class SessionModel:
         return self.throttles.get(key, [])
 
 
-__all__ = ["ACTIVE", "PAUSE_STATES", "Callbacks", "SessionModel", "ThrottleSpan",
-           "active_pause", "display_state"]
+__all__ = ["ACTIVE", "PAUSE_STATES", "Callbacks", "SessionModel", "SnapshotIndex",
+           "ThrottleSpan", "active_pause", "display_state"]

@@ -38,6 +38,7 @@ class Preferences:
     last_dir: str = ""
     confirm_hints: bool = True  # ask before a lesson's hint, which costs points
     student: str = ""  # the name session files are saved under (asked once)
+    cluster_view: str = "auto"  # auto, compact or detailed (View > Cluster view)
 
 
 def _as_bool(v: Any) -> bool:
@@ -63,6 +64,8 @@ def load(store: SettingsStore) -> Preferences:
     p.last_dir = str(store.value("prefs/last_dir", "") or "")
     p.confirm_hints = _as_bool(store.value("training/confirm_hints", True))
     p.student = str(store.value("training/student", "") or "")
+    view = str(store.value("view/cluster", p.cluster_view))
+    p.cluster_view = view if view in ("auto", "compact", "detailed") else p.cluster_view
     return p
 
 
@@ -77,6 +80,7 @@ def save(store: SettingsStore, p: Preferences) -> None:
     store.setValue("prefs/last_dir", p.last_dir)
     store.setValue("training/confirm_hints", p.confirm_hints)
     store.setValue("training/student", p.student)
+    store.setValue("view/cluster", p.cluster_view)
 
 
 __all__ = ["Preferences", "SettingsStore", "load", "save"]

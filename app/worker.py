@@ -47,6 +47,13 @@ CHUNK_WALL_S = 0.012
 YIELD_WALL_S = 0.002
 #: Longest wait for the window to finish a redraw before stepping on regardless (wall seconds).
 GUI_WAIT_S = 0.05
+#: A step longer than this (CPU seconds; the 1,000-guest shop has many of 15 ms) holds a
+#: redraw up if it runs during it: a paint calls into Python many times, and each call waits
+#: for the GIL the stepping worker holds. After such a step the worker publishes and waits
+#: until the window has painted the frame (``gui_idle``) before the next one; shorter steps
+#: wait only while a frame is applied, go on while it is painted (each holds the paint up
+#: little) and fill the time between redraws.
+LONG_STEP_CPU_S = 0.005
 
 
 #: How much nicer than the window the simulation thread is (Linux nice steps): when the
@@ -101,6 +108,9 @@ class SimWorker(QThread):
     paused = Signal(float, str)
     #: The simulation raised; the text is the traceback. The clock is paused.
     failed = Signal(str)
+    #: A frame was published and the worker waits for it to be painted (long steps only):
+    #: the window redraws now rather than on its next tick.
+    published = Signal()
 
     def __init__(self, scenario: ScenarioConfig, mailbox: Mailbox) -> None:
         super().__init__()
@@ -138,6 +148,12 @@ class SimWorker(QThread):
         #: The number of the latest COMMAND event the simulation emitted.
         self._last_command_seq: int | None = None
         self._snapshot: Snapshot | None = None
+        #: The last step took longer than ``LONG_STEP_CPU_S`` (the window reads it too:
+        #: then it holds the worker until a frame is painted, not only applied).
+        self.long_steps = False
+        #: What watch mode last decided from (``_update_watch``): how many events there were
+        #: and the user's speed; None: decide again.
+        self._watch_key: tuple | None = None
         self._dirty = False
         #: Cleared by the window while it applies a frame and paints it. A redraw calls into
         #: Python many times (paint callbacks), each needing the GIL, which a stepping worker
@@ -223,10 +239,16 @@ class SimWorker(QThread):
             while True:
                 if not self._handle_messages(self._idle_wait()):
                     return
+                if self._dirty and self._running:
+                    # what a command did is shown before the next step: with a thousand
+                    # guests a step takes a tenth of a second, which a drop would wait for
+                    self._publish()
                 if self._running:
                     self._advance()
                     if self._pacer.factor is None and self._running:
                         time.sleep(YIELD_WALL_S)
+                    if not self._inbox.empty():
+                        continue  # the commands first: one frame shows the step and them
                 if self._dirty:
                     self._publish()
         except Exception:  # noqa: BLE001 (the window shows it; the thread ends cleanly)
@@ -286,6 +308,7 @@ class SimWorker(QThread):
             self._user_factor = msg.payload
             self._watcher.dismiss()
             self._watch = None
+            self._watch_key = None
             self._pacer.set_factor(msg.payload, sim.t)
         elif msg.kind == "run_to":
             self._stop_at = msg.payload
@@ -334,6 +357,7 @@ class SimWorker(QThread):
         self._last_command_seq = None
         self._watcher = Watcher(self._watcher.wall_s, self._watcher.factors)
         self._watch = None
+        self._watch_key = None
         self._pacer.set_factor(self._user_factor, 0.0)
         self._run_due()  # the timeline's commands at t = 0 run before the first picture
         self._dirty = True
@@ -363,8 +387,13 @@ class SimWorker(QThread):
     def _step(self) -> None:
         sim = self._sim
         assert sim is not None
+        # the thread's CPU time: wall time would count the waits for the GIL while the window
+        # paints, and make the steps of a small cluster look long
+        t0 = time.thread_time()
         sim.step()
-        self._snapshot = sim.snapshot()
+        self.long_steps = time.thread_time() - t0 > LONG_STEP_CPU_S
+        # no snapshot here: one is made when a frame is published or watch mode looks
+        # (``_current_snapshot``); with a thousand guests it costs a third of a step
 
     def _run_due(self) -> None:
         """Run the commands due now, without stepping, and collect what they produced."""
@@ -400,6 +429,8 @@ class SimWorker(QThread):
                 if sim.t + sim.step_s > allowed + 1e-9:
                     break  # not due yet at this pace
                 self.gui_idle.wait(GUI_WAIT_S)
+                if not self._inbox.empty():
+                    break  # a command came while the window painted: it runs before the step
                 self._step()
                 stepped = True
                 if self._update_watch():
@@ -408,8 +439,9 @@ class SimWorker(QThread):
                     self._run_due()  # as run_until does after its last step
                     self._check_lesson_end()
                     return
-                if time.perf_counter() >= deadline or not self._inbox.empty():
-                    break
+                if time.perf_counter() >= deadline or not self._inbox.empty() or \
+                        self.long_steps:
+                    break  # (after a long step: publish it, and wait for its paint)
         except Exception:  # noqa: BLE001 (reported to the window, which shows it)
             self._running = False
             self._dirty = True
@@ -512,8 +544,18 @@ class SimWorker(QThread):
         """
         watch = None
         if self.watch_moves and self._running and self._stop_at is None:
+            sim = self._sim
+            assert sim is not None
+            # a move begins with an event (RELOCATION_START, LPM_START, ...): while none came
+            # and none is watched, the answer stands, and the snapshot it needs is spared
+            key = (len(sim.events), self._user_factor)
+            if self._watch is None and key == self._watch_key:
+                return False
+            self._watch_key = key
             watch = self._watcher.update(moves_under_way(self._current_snapshot()),
                                          self._user_factor)
+        else:
+            self._watch_key = None
         if watch == self._watch:
             return False
         self._watch = watch
@@ -529,8 +571,13 @@ class SimWorker(QThread):
         snap = self._current_snapshot()  # a command may have changed the world since the step
         # the engine's samples since the last frame: immutable records, handed over as they are
         samples = self._feed.take_new() if self._feed is not None else ()
+        wait = self._running and self.long_steps
+        if wait:
+            self.gui_idle.clear()  # set again once the window has painted this frame
         self.mailbox.put(self._generation, snap, samples, self._events, self._console,
                          self._running, self._watch)
         self._events = []
         self._console = []
         self._dirty = False
+        if wait:
+            self.published.emit()

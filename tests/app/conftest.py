@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, QSettings, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from ssisim.app.main_window import MainWindow
 from ssisim.cli import resolve_scenario
@@ -102,3 +103,27 @@ def wait_console(qtbot) -> Callable[[MainWindow, str], None]:
         qtbot.waitUntil(lambda: text in win.console.text(), timeout=timeout_ms)
 
     return wait
+
+
+def drop_on(target: QWidget, mime: QMimeData,
+            modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> tuple[bool, bool]:
+    """Drag ``mime`` into ``target`` and drop it there, as Qt delivers a real drop.
+
+    Returns whether the target accepted the drag and the drop. (A real QDrag.exec returns at
+    once offscreen and drops nothing, so the events are built by hand: pytest-qt#260.)
+    """
+    enter = QDragEnterEvent(QPoint(40, 200), Qt.DropAction.MoveAction, mime,
+                            Qt.MouseButton.LeftButton, modifiers)
+    QApplication.sendEvent(target, enter)
+    drop = QDropEvent(QPointF(40, 200), Qt.DropAction.MoveAction, mime,
+                      Qt.MouseButton.LeftButton, modifiers, QEvent.Type.Drop)
+    drop.setAccepted(False)
+    QApplication.sendEvent(target, drop)
+    return enter.isAccepted(), drop.isAccepted()
+
+
+@pytest.fixture
+def drop() -> Callable[..., tuple[bool, bool]]:
+    """``drop(target, mime, modifiers=...)``: a guest's drag dropped on a widget
+    (``drop_on``)."""
+    return drop_on

@@ -4,28 +4,12 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QDrag, QDragEnterEvent, QDropEvent, QMouseEvent
+from PySide6.QtGui import QDrag, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from ssisim.app.guest_tile import MIME_GUEST
 from ssisim.app.relocate_dialog import RelocateDialog
 from ssisim.engine import VmrelocateMove
-
-
-def _drop(panel, mime, modifiers=Qt.KeyboardModifier.NoModifier) -> tuple[bool, bool]:
-    """Drag ``mime`` into ``panel`` and drop it there, as Qt delivers a real drop.
-
-    Returns whether the panel accepted the drag and the drop. (A real QDrag.exec returns at
-    once offscreen and drops nothing, so the events are built by hand.)
-    """
-    enter = QDragEnterEvent(QPoint(40, 200), Qt.DropAction.MoveAction, mime,
-                            Qt.MouseButton.LeftButton, modifiers)
-    QApplication.sendEvent(panel, enter)
-    drop = QDropEvent(QPointF(40, 200), Qt.DropAction.MoveAction, mime,
-                      Qt.MouseButton.LeftButton, modifiers, QEvent.Type.Drop)
-    drop.setAccepted(False)
-    QApplication.sendEvent(panel, drop)
-    return enter.isAccepted(), drop.isAccepted()
 
 
 def test_dragging_a_tile_carries_the_guest(make_window, qtbot, monkeypatch):
@@ -60,12 +44,12 @@ def _record_submits(win, monkeypatch) -> list:
     return sent
 
 
-def test_a_drop_on_another_member_relocates_the_guest(make_window, qtbot, wait_console,
+def test_a_drop_on_another_member_relocates_the_guest(drop, make_window, qtbot, wait_console,
                                                       monkeypatch):
     win = make_window("demo")
     sent = _record_submits(win, monkeypatch)
     mime = win.cluster.tiles["LNXIDL1"].mime_data()
-    assert _drop(win.cluster.panels["MEMB2"], mime) == (True, True)
+    assert drop(win.cluster.panels["MEMB2"], mime) == (True, True)
     assert sent == [VmrelocateMove(userid="LNXIDL1", dest="MEMB2")]
     wait_console(win, "VMRELOCATE MOVE USER LNXIDL1 TO MEMB2")
     wait_console(win, "Relocation of LNXIDL1 from MEMB1 to MEMB2 started")
@@ -74,19 +58,19 @@ def test_a_drop_on_another_member_relocates_the_guest(make_window, qtbot, wait_c
     assert win.cluster.incoming["LNXIDL1"] in win.cluster.panels["MEMB2"].tiles
 
 
-def test_a_drop_on_its_own_member_does_nothing(make_window, qtbot):
+def test_a_drop_on_its_own_member_does_nothing(drop, make_window, qtbot):
     win = make_window("demo")
     mime = win.cluster.tiles["LNXIDL1"].mime_data()
-    assert _drop(win.cluster.panels["MEMB1"], mime) == (False, False)
+    assert drop(win.cluster.panels["MEMB1"], mime) == (False, False)
     qtbot.wait(100)
     assert "VMRELOCATE" not in win.console.text()
 
 
-def test_shift_drop_asks_for_options_first(make_window, qtbot, wait_console, monkeypatch):
+def test_shift_drop_asks_for_options_first(drop, make_window, qtbot, wait_console, monkeypatch):
     win = make_window("demo")
     sent = _record_submits(win, monkeypatch)
     mime = win.cluster.tiles["LNXWEB1"].mime_data()
-    _drop(win.cluster.panels["MEMB2"], mime, Qt.KeyboardModifier.ShiftModifier)
+    drop(win.cluster.panels["MEMB2"], mime, Qt.KeyboardModifier.ShiftModifier)
     dialogs = [d for d in win._dialogs if isinstance(d, RelocateDialog)]
     assert len(dialogs) == 1
     dlg = dialogs[0]
@@ -101,9 +85,9 @@ def test_shift_drop_asks_for_options_first(make_window, qtbot, wait_console, mon
     wait_console(win, "started (ASYNC)")
 
 
-def test_the_preference_asks_on_every_drop(make_window, qtbot):
+def test_the_preference_asks_on_every_drop(drop, make_window, qtbot):
     win = make_window("demo")
     win.prefs.ask_relocation_options = True
     mime = win.cluster.tiles["LNXWEB1"].mime_data()
-    _drop(win.cluster.panels["MEMB2"], mime)
+    drop(win.cluster.panels["MEMB2"], mime)
     assert any(isinstance(d, RelocateDialog) for d in win._dialogs)

@@ -69,3 +69,28 @@ def test_samples_history_and_mailbox_keep_every_step():
     box.put(1, snap, feed.take_new(), [], [], True)  # and the old one's late frames
     frame = box.take()
     assert frame.generation == 2 and frame.samples == () and not frame.running
+
+
+def test_a_thousand_guests_history_keeps_to_its_room(monkeypatch):
+    """A thousand guests' rows are 5,000 numbers: the history is thinned before it outgrows
+    its budget, and its room is taken once (never grown by copying tens of MB, which stopped
+    the window); a dozen guests' keep their 200,000 rows."""
+    from ssisim.app import history
+    from ssisim.engine import GuestSample, MemberSample, SampleSet
+
+    assert History(["M1"], [f"G{i}" for i in range(12)]).max_rows == history.MAX_ROWS
+    assert History(["M1"], [f"G{i}" for i in range(1000)]).max_rows == 3200
+    monkeypatch.setattr(history, "MAX_GUEST_CELLS", 1000 * len(history.GUEST_COLUMNS) * 300)
+    guests = tuple(GuestSample(0.0, f"G{i:04d}", "M1", "dispatch", i, 0, 0, 1.0, 0)
+                   for i in range(1000))
+    member = (MemberSample(0.0, "M1", 1, 2, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 50.0),)
+    h = History(["M1"], [g.userid for g in guests])
+    assert h.max_rows == 300
+    room = h._g._data
+    for t in range(0, 1000, 5):
+        h.extend([SampleSet(float(t + i), member, guests) for i in range(5)])
+        assert len(h) <= h.max_rows
+    assert h._g._data is room  # the same room throughout
+    ts = list(h.t)
+    assert ts == sorted(ts) and ts[0] == 0.0 and ts[-1] >= 990.0  # the whole run, thinned
+    assert list(h.guest("G0007", "central")) == [7.0] * len(ts)

@@ -52,3 +52,18 @@ def test_the_plots_draw_exactly_the_engines_samples(make_window, qtbot, run_to):
     assert float(series.pages_per_s.sum()) * step_s == r.pages_moved
     x, y = win.relocation.link.sent.getData()
     assert np.allclose(y, series.pages_per_s * MB_PER_PAGE)
+
+
+def test_a_relocations_first_sample_gives_the_link_plot_a_readable_axis(qtbot):
+    """One sample of a relocation (it has just started) spans no time: the axis still covers a
+    second, not a few nanoseconds whose labels run into each other."""
+    from ssisim.app.history import RelocationSeries
+    from ssisim.app.link_plot import LinkPlot
+
+    plot = LinkPlot()
+    qtbot.addWidget(plot)
+    series = RelocationSeries()
+    series.cols.append(np.array([[61.0, 0.0, 1000.0, 5000.0]]))
+    plot.show_series(series)
+    lo, hi = plot.plot.getViewBox().viewRange()[0]
+    assert lo == 61.0 and hi - lo >= 1.0
