@@ -550,20 +550,18 @@ class MainWindow(QMainWindow):
                 self.worker.gui_idle.set()  # a worker may wait for it to be painted: no need
             return False  # nothing new, or of a simulation the window has left
         self._redrawn_at = time.monotonic()
-        # the worker waits while the frame is applied; after a long step (``worker.
-        # LONG_STEP_CPU_S``) while it is painted too: the event that says the window is idle
-        # again is then posted once the views have asked for their repaints, so it comes after
-        # Qt's paint request (same low priority, first in first out). Short steps go on during
-        # the paint: each holds it up little, and the simulation runs at twice the speed.
+        # the worker waits while the frame is applied and painted: the event that says the
+        # window is idle again is posted once the views have asked for their repaints, so it
+        # comes after Qt's paint request (same low priority, first in first out). A paint
+        # calls into Python many times, and a worker stepping meanwhile (even in short steps)
+        # holds the GIL at each of them: a redraw then took twice as long and the event loop
+        # fired a 10 ms timer only twenty times a second.
         self.worker.gui_idle.clear()
         try:
             self._apply(frame)
         finally:
-            if self.worker.long_steps:
-                QCoreApplication.postEvent(self._after_paint, QEvent(PAINTED),
-                                           Qt.EventPriority.LowEventPriority.value)
-            else:
-                self.worker.gui_idle.set()
+            QCoreApplication.postEvent(self._after_paint, QEvent(PAINTED),
+                                       Qt.EventPriority.LowEventPriority.value)
         return True
 
     def _apply(self, frame: Frame) -> None:

@@ -51,8 +51,8 @@ GUI_WAIT_S = 0.05
 #: redraw up if it runs during it: a paint calls into Python many times, and each call waits
 #: for the GIL the stepping worker holds. After such a step the worker publishes and waits
 #: until the window has painted the frame (``gui_idle``) before the next one; shorter steps
-#: wait only while a frame is applied, go on while it is painted (each holds the paint up
-#: little) and fill the time between redraws.
+#: are stepped in chunks of ``CHUNK_WALL_S`` between redraws (and wait for a redraw the
+#: window began, both its apply and its paint).
 LONG_STEP_CPU_S = 0.005
 
 
