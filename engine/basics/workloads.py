@@ -271,6 +271,7 @@ class Workload:
         self._demand: tuple[float, int, float] = (-1.0, 0, 0.0)
         self._busy = self._has_work()
         self._wss = -1
+        self._described: str | None = None
         self.restart()
 
     # -- start-up ------------------------------------------------------------------------------
@@ -326,12 +327,14 @@ class Workload:
 
     def describe(self) -> str:
         """Type and non-default parameters, as a WORKLOAD START command would give them."""
-        spec = WORKLOAD_TYPES[self.kind]["params"]
-        parts = [self.kind.upper()]
-        for name, v in self.params.items():
-            if v != spec[name].default:
-                parts.append(f"{name.upper()} {v:g}")
-        return " ".join(parts)
+        if self._described is None:  # the parameters never change: made once
+            spec = WORKLOAD_TYPES[self.kind]["params"]
+            parts = [self.kind.upper()]
+            for name, v in self.params.items():
+                if v != spec[name].default:
+                    parts.append(f"{name.upper()} {v:g}")
+            self._described = " ".join(parts)
+        return self._described
 
     # -- scheduling --------------------------------------------------------------------------
     def busy(self) -> bool:

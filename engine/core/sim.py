@@ -184,11 +184,21 @@ class Simulation:
             return False  # the scenario's end (a run may go on beyond it), a sample, a command
         if not m.roomy or m.xstor_used or m.slots_used or m.free_frames < m.free_high:
             return False
+        # the guests' part, as the member's last step left them: it stands while nothing
+        # happened since (a command, a logon or anything else says so with an event)
+        return m.guests_quiet == (self._event_seq, PLACEMENT[0]) or \
+            self._guests_quiet(m) is not None
+
+    def _guests_quiet(self, m: Member) -> tuple[int, int] | None:
+        """Whether no guest of ``m`` keeps it from skipping steps (stopped, starting up, not
+        running Linux, pages out): the key ``Member.guests_quiet`` keeps then, or None."""
         for g in self.guests_on(m.name):
             if g.stopped_by or g.workload.starting or g.linux != "running" or g.n_xst \
                     or g.n_dsd:
-                return False
-        return True
+                m.guests_quiet = None
+                return None
+        m.guests_quiet = (self._event_seq, PLACEMENT[0])
+        return m.guests_quiet
 
     def _step_lagged(self, m: Member, steps: int, fresh_io: bool = False) -> None:
         """Step ``m`` over ``steps`` steps at once (the ones it skipped, and this one unless
@@ -460,6 +470,8 @@ class Simulation:
         self.sampler.note_member(m)
         for g in guests:
             self.sampler.note_guest(m, g)
+        if self.quiet_steps > 1:
+            self._guests_quiet(m)
 
     def dasd_wait_s(self, m: Member) -> float:
         """How long a virtual CPU waits for a DASD page fault (a block read), queueing
@@ -494,7 +506,11 @@ class Simulation:
         return self.sampler.feed(self.step_s if every_s is None else max(self.step_s, every_s))
 
     def snapshot(self) -> Snapshot:
-        """An immutable picture of the whole world now (copies, never live arrays)."""
+        """An immutable picture of the whole world now (copies, never live arrays).
+
+        A quiet member that skips steps (``quiet_steps``) is shown as of its last step: at
+        most ``quiet_step_s`` behind, and caught up before any command sees it.
+        """
         members = tuple(
             MemberSnapshot(m.name, m.frames, m.resident, m.cfg.xstor_pages, m.xstor_used,
                            m.cfg.slots, m.slots_used, round(m.cpu_util * 100, 3),

@@ -215,13 +215,19 @@ class Sampler:
         return 0.0 if last is None else last + self.sample_s
 
     def after_step(self) -> None:
-        """Take the run's sample when it is due, and the feeds' (after every step)."""
+        """Take the run's sample when it is due, and the feeds' (after every step).
+
+        A feed's sample waits while a quiet member lags behind (``Simulation.quiet_steps``):
+        it would show that member's guests as of its last step, and their rates in bursts.
+        The run's own samples are boundaries no member steps over.
+        """
         t = self.world.t
         last = self._measure.last_t
         if last is None or t - last >= self.sample_s - 1e-9:
             self.take()
-        for f in self._feeds:
-            f.after_step(t)
+        if self._feeds and not any(m.lag for m in self.world.members.values()):
+            for f in self._feeds:
+                f.after_step(t)
 
     def feed(self, every_s: float) -> SampleFeed:
         """A feed of samples every ``every_s`` simulated seconds, from now on."""

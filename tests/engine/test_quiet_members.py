@@ -186,3 +186,34 @@ def test_a_run_beyond_the_scenarios_end_keeps_stepping_quiet_members_together():
     for name in ("A", "B"):
         assert sum(calls[name]) == pytest.approx(180.0)
         assert len(calls[name]) <= 22
+
+
+def test_a_viewers_feed_waits_for_quiet_members_and_shows_steady_rates():
+    sim = Simulation(loads_scenario(scenario(quiet=10), "<coarse>"))
+    feed = sim.sample_feed()  # asks for a sample after every step
+    sim.run_until(60)
+    sets = feed.take_new()[1:]  # (the first is of the start)
+    # a sample would show a member that skips steps as of its last step: the feed waits for
+    # the steps where every member is stepped (every ten seconds here, once the first step,
+    # where the workloads begin, is done)
+    times = [s.t_s for s in sets]
+    assert times[-6:] == [10.0, 20.0, 30.0, 40.0, 50.0, 60.0] and len(times) <= 7
+    # so a web server's 100 requests a second come out as about 100 in every sample, never as
+    # nothing for nine seconds and a thousand in the tenth
+    for s in sets[-5:]:
+        (web,) = [g for g in s.guests if g.userid == "WEB0"]
+        assert web.throughput == pytest.approx(100.0, rel=0.1)
+
+
+def test_a_guest_stopped_on_a_quiet_member_makes_it_step_every_step():
+    sim = Simulation(loads_scenario(scenario(quiet=10), "<coarse>"))
+    sim.run_until(25)
+    calls = counting(sim)
+    sim.run_until(40)
+    assert len(calls["A"]) <= 3  # quiet: ten seconds at a time
+    assert sim.execute("SEND CP WEB0 STOP").ok
+    calls.clear()
+    sim.run_until(50)
+    # a stopped guest's interrupts are served every step: its member no longer skips any
+    assert calls["A"] == [1.0] * 10
+    assert calls["B"] == [10.0]  # the other member's guests all run: it still may
