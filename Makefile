@@ -53,6 +53,8 @@ screenshots: setup syslibs
 		--size 1920x1080 --theme light --screenshot docs/img/gui-1920-light.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 35 \
 		--speed 10x --screenshot-after 4 --theme light --screenshot docs/img/gui-watch-mode.png
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui planning/shop-1000 --run-until 120 \
+		--size 1600x1000 --theme light --screenshot docs/img/gui-shop-1000.png
 
 # The desktop bundle (docs/install.md): dist/ssisim-VERSION-linux-x86_64.tar.gz, made by
 # PyInstaller in a venv of its own. bundle-check unpacks it in a clean folder and checks it
