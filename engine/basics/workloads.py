@@ -311,6 +311,17 @@ class Workload:
         """Disk I/Os per unit of work (request, transaction); 0 for types without disk I/O."""
         return self._ios_per_unit
 
+    def cp_io_share(self, cp_cpu_per_io_s: float) -> float:
+        """The part of the CPU a unit of work costs that is CP's path for its virtual I/O
+        (``VirtualIOModel.cp_cpu_per_io_s`` an I/O): CP runs it on the guest's virtual CPU when
+        the guest starts the I/O, and charges it to the guest, so it comes out of the guest's
+        CPU share as the guest's own work does (0 while the application starts up: it serves
+        nothing, so it does no I/O)."""
+        k = self._ios_per_unit * cp_cpu_per_io_s
+        if k <= 0.0 or self.startup_left > 0:
+            return 0.0
+        return k / (self.params.get("cpu_ms_per_request", 0.0) / 1000.0 + k)
+
     def disk_ios_per_s(self) -> float:
         """Most I/Os per second the guest's disk serves: its concurrency over its service time."""
         p = self.params

@@ -53,6 +53,9 @@ class WorkloadDriver:
             dt, cpu_s = self._start_up(m, g, w, dt, cpu_s, wait, io_left)
             if dt <= 1e-9:
                 return
+        # of the guest's CPU, CP's path for the I/O the work brings takes its part (booked
+        # below from the I/Os done)
+        cpu_s *= 1.0 - w.cp_io_share(self.vio.cp_cpu_per_io_s)
         plans = w.plan(dt)
         speed = m.cfg.cpu_speed
         units = 0.0

@@ -426,9 +426,10 @@ class Simulation:
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
-        # CP's own work comes first: relocation, and the guests' virtual I/O (at its last rate)
-        alloc = allocate_cpu(m, runnable, dt,
-                             self.reloc.cpu_s.get(m.name, 0.0) + m.vio_cpu_last)
+        # CP's own work comes first (relocation); CP's path for the guests' virtual I/O is
+        # part of each guest's share
+        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0),
+                             self.models.vio.cp_cpu_per_io_s)
         io_left = self.io_left[m.name]
         wait = self.dasd_wait_s(m)
         for g in guests:
@@ -466,7 +467,7 @@ class Simulation:
             self.reloc.cpu_s.get(m.name, 0.0) + m.vio_cpu_step
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         m.cpu_used_step = 0.0
-        m.vio_cpu_last, m.vio_cpu_step = m.vio_cpu_step, 0.0
+        m.vio_cpu_step = 0.0
         self.sampler.note_member(m)
         for g in guests:
             self.sampler.note_guest(m, g)

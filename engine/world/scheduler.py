@@ -58,11 +58,16 @@ def schedule_states(world: World, m: Member, guests: list[Guest]) -> None:
             world.emit("STATE", m.name, g.userid, f"{g.userid} {old} -> {new}",
                       {"from": old, "to": new})
 
-def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float) -> dict[str, float]:
-    """Share the member's CPU by SHARE (water-filling: nobody gets more than it asks)."""
-    # relocation is system work: CP serves it before any guest
+def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float,
+                 cp_cpu_per_io_s: float = 0.0) -> dict[str, float]:
+    """Share the member's CPU by SHARE (water-filling: nobody gets more than it asks).
+
+    ``cp_cpu_s`` is CP's own work (relocation), served before any guest. A guest's demand
+    includes CP's path for its virtual I/O (``cp_cpu_per_io_s`` an I/O), which runs on the
+    guest's virtual CPUs and is charged to it (``Workload.cp_io_share``).
+    """
     cap = max(0.0, m.cfg.cpus * dt - cp_cpu_s)
-    demand = {g.userid: g.workload.cpu_demand_s(dt, g.cfg.vcpus) for g in guests}
+    demand = {g.userid: _demand(g, dt, cp_cpu_per_io_s) for g in guests}
     total = sum(demand.values())
     if total <= cap and not any(g.share_absolute for g in guests):
         # every guest gets what it asks for; a demand is the work a step brings on average,
@@ -103,3 +108,11 @@ def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float) -> 
             break
         open_ = [g for g in open_ if g not in done]
     return alloc
+
+
+def _demand(g: Guest, dt: float, cp_cpu_per_io_s: float) -> float:
+    """CPU seconds ``g`` would use in ``dt``: its workload's, and CP's for its virtual I/O."""
+    w = g.workload
+    d = w.cpu_demand_s(dt, g.cfg.vcpus)
+    f = w.cp_io_share(cp_cpu_per_io_s) if cp_cpu_per_io_s > 0.0 else 0.0
+    return d if f <= 0.0 else min(g.cfg.vcpus * dt, d / (1.0 - f))

@@ -279,7 +279,6 @@ class Member:
         self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step
         self.ios_total = 0.0  # guests' disk I/Os (virtual I/O through CP)
         self.vio_cpu_step = 0.0  # CP's CPU seconds for guests' virtual I/O in the current step
-        self.vio_cpu_last = 0.0  # the same in the last step: CP serves it before the guests
         self.dasd_full_reported = False
         self.half_full_reported = False
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
