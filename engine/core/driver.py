@@ -18,6 +18,10 @@ from ..world.paging import PAGING, Pager, PagingModel, io_budget, io_units
 from ..world.state import Guest, Member
 from ..world.world import World
 
+#: the most times a step's touches of one region wait for the demand scan to free frames (each
+#: time it frees a piece, ``Pager.make_room``): a bound that only a runaway loop reaches
+MAX_REFILLS = 10_000
+
 
 class DriverWorld(World, Protocol):
     """What the driver needs besides the ``World``: the pause engine (a stopped guest's
@@ -104,7 +108,7 @@ class WorkloadDriver:
             budget_cpu = cpu_s * speed * r.budget_share
             budget_wall = g.cfg.vcpus * dt * r.budget_share
             cover = r.max_cover
-            for _attempt in range(12):
+            for _refill in range(MAX_REFILLS):
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
                     budget_cpu, budget_wall, r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
@@ -128,7 +132,7 @@ class WorkloadDriver:
                     g.settled[key] = g.page_gen
                 if stop != K.STOP_FRAMES:
                     break
-                if self.pager.steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
+                if self.pager.make_room(m, io_left, dt) == 0:
                     break
         g.units_acc += units
         g.units_total += units
@@ -268,7 +272,7 @@ class WorkloadDriver:
         wall0 = g.cfg.vcpus * dt
         budget_cpu, budget_wall = cpu0, wall0
         left = w.startup_left
-        for _attempt in range(12):
+        for _refill in range(MAX_REFILLS):
             K.touch_region(
                 g.planes, r.lo, r.hi, w.startup_pos, -1, 0.0, left, 1.0, budget_cpu, budget_wall,
                 r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s,
@@ -282,7 +286,7 @@ class WorkloadDriver:
             left -= int(out[K.T_COVERED])
             if left <= 0 or int(out[K.T_STOP]) != K.STOP_FRAMES:
                 break
-            if self.pager.steal(m, max(m.free_high - m.free_frames, 256), io_left) == 0:
+            if self.pager.make_room(m, io_left, dt) == 0:
                 break
         w.startup_left = max(0, left)
         used = (cpu0 - budget_cpu) / speed

@@ -426,6 +426,7 @@ class Simulation:
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
+        m.faulting_vcpus = sum(g.cfg.vcpus for g in runnable if g.n_dsd)
         # CP's own work comes first (relocation); CP's path for the guests' virtual I/O is
         # part of each guest's share
         alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0),
@@ -436,16 +437,23 @@ class Simulation:
             if g.state == STOPPED:
                 self.driver.interrupts(m, g, dt, wait, io_left)
         before = m.counters.as_tuple()
-        if m.free_frames < m.free_low:
-            self.pager.steal(m, m.free_high - m.free_frames, io_left)
         if runnable:
             k = self._rotate % len(runnable)
             order = runnable[k:] + runnable[:k]
+            # the guests run one after another here, but at the same time on the member: each
+            # virtual CPU has its page I/O in the devices' queue beside the others', so each
+            # guest may use of the step's paging I/O what its virtual CPUs' part of what is left
+            # comes to (what it leaves goes to those after it)
+            vcpus_left = sum(g.cfg.vcpus for g in order)
             for g in order:
                 rest = max(0.0, dt - g.ran_s)
                 share = alloc.get(g.userid, 0.0)
                 if rest > 0:
-                    self.driver.run(m, g, rest, share * rest / dt, wait, io_left)
+                    part = [io_left[0] * g.cfg.vcpus / vcpus_left]
+                    given = part[0]
+                    self.driver.run(m, g, rest, share * rest / dt, wait, part)
+                    io_left[0] -= given - part[0]
+                vcpus_left -= g.cfg.vcpus
         for g in guests:
             g.units_step = g.units_acc / dt
             g.units_acc = 0.0

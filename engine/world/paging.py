@@ -62,11 +62,22 @@ class PagingWorld(World, Protocol):
 
 def dasd_wait_s(m: Member, block: int = 1) -> float:
     """How long a virtual CPU waits for a DASD page fault on ``m``: the devices' service time
-    and the transfer of the ``block`` pages the I/O reads, stretched by queueing as the devices'
-    use grows (volumes on one device count as one)."""
+    and the transfer of the ``block`` pages the I/O reads, and the wait for a device when more
+    virtual CPUs fault than the devices serve at once.
+
+    A virtual CPU waiting for a page fault has one read outstanding and starts no other: the
+    faulting virtual CPUs and the devices are a closed queue. With no more of them than the
+    devices' concurrency (their queue depths; volumes on one device count once) each read is
+    served at once; with more, each waits its turn, ``n / concurrency`` service times (the
+    closed queue's asymptote when the virtual CPUs do little between faults). The step's paging
+    I/O budget (``Member.io_capacity_s``) bounds what the devices move in all. The wait does not
+    hang on the devices' use in the step before: that made a busy member's faults alternate
+    between floods and standstills from one step to the next.
+    """
     if m.service_s <= 0:
         return 0.01
-    return m.service_s * (1.0 + (block - 1) * m.xfer_ratio) / max(0.05, 1.0 - m.io_util)
+    served = m.service_s * (1.0 + (block - 1) * m.xfer_ratio)
+    return served * max(1.0, m.faulting_vcpus / max(1, m.io_concurrency))
 
 
 def io_units(m: Member, ios: int, pages: int) -> float:
@@ -142,6 +153,23 @@ class Pager:
                 if got >= want:
                     return got
         return got
+
+    def make_room(self, m: Member, io_left: list[float], dt: float) -> int:
+        """Free frames for guests that ran out of them while they run: a piece of the refill to
+        ``free_high`` at a time.
+
+        The demand scan's writes and the guests' page reads share the paging devices' queue
+        and interleave in it. A step is longer than one demand scan, so freeing all the way to
+        ``free_high`` at once would spend the step's paging I/O on writes before a single read,
+        and the guests would stand still for the rest of the step (then run without paging the
+        step after: an oscillation of the step, not of the system). At most an eighth of what
+        the devices serve in ``dt`` at a time keeps the two interleaved; a member without
+        paging devices steals only to XSTOR, which costs no device time, and refills at once.
+        """
+        want = max(m.free_high - m.free_frames, 256)
+        if m.io_capacity_s > 0:
+            want = min(want, max(256, int(m.io_capacity_s * dt / 8)))
+        return self.steal(m, want, io_left)
 
     def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,
                     io_left: list[float]) -> tuple[int, bool]:

@@ -274,6 +274,11 @@ class Member:
         #: all the I/Os in its queue, so a page's transfer takes queue_depth of them
         self.xfer_units = sum(v.transfer_ratio * v.queue_depth for v in devs) / len(devs) \
             if devs else 0.0
+        #: I/Os the paging devices serve at once (volumes on one device count once)
+        self.io_concurrency = sum(v.queue_depth for v in devs)
+        #: virtual CPUs of the member's running guests with pages on DASD (worked out at the
+        #: start of each of its steps): the most page reads that can be waited for at once
+        self.faulting_vcpus = 0
         self.io_util = 0.0
         self.cpu_util = 0.0
         self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step

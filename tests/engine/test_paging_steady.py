@@ -1,0 +1,102 @@
+"""A member that pages as fast as its devices allow pages at that pace every step: the guests'
+page reads and the demand scan's writes share the devices within a step, and a fault's wait does
+not hang on how busy the devices were the step before. (The step is a way to compute, not a
+rhythm of the system: a throughput that alternates between a flood and a standstill from one step
+to the next is the model's, and a chart or an average over a short interval shows it.)"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from ssisim.engine import Simulation, loads_scenario
+
+SCENARIO = '''
+format = "ssisim-scenario"
+version = 1
+name = "paging-bound"
+[run]
+seed = {seed}
+duration_s = 200
+step_s = {step}
+sample_s = 10
+[[member]]
+name = "A"
+cpus = 8
+central = "4G"
+  [[member.volume]]
+  volid = "PAG001"
+  size = "24G"
+  [[member.volume]]
+  volid = "PAG002"
+  size = "24G"
+[[guest]]
+userid = "BUSY"
+member = "A"
+storage = "8G"
+vcpus = 6
+workload = {{ type = "randchange", fraction = 0.25, rate_pages_s = 150000 }}
+[[guest]]
+userid = "DB"
+member = "A"
+storage = "2G"
+vcpus = 2
+workload = {{ type = "database", wss_mb = 1536, requests_per_s = 100, pages_per_request = 200 }}
+[[timeline]]
+at_s = 20
+command = "WORKLOAD BUSY SET FRACTION 1"
+'''
+
+
+def per_step(seed: int, step: float, t0: float, t1: float) -> dict[str, list[float]]:
+    """Per step from ``t0`` to ``t1``: BUSY's and DB's work, the member's page reads and the
+    use of its paging devices."""
+    sim = Simulation(loads_scenario(SCENARIO.format(seed=seed, step=step)))
+    m = sim.members["A"]
+    busy, db = sim.guests["BUSY"], sim.guests["DB"]
+    sim.run_until(t0)
+    got: dict[str, list[float]] = {"busy": [], "db": [], "reads": [], "io": []}
+    before = (busy.units_total, db.units_total, m.counters.dasd_in)
+    t = t0
+    while t < t1 - 1e-9:
+        t += step
+        sim.run_until(t)
+        now = (busy.units_total, db.units_total, m.counters.dasd_in)
+        for k, a, b in zip(("busy", "db", "reads"), now, before):
+            got[k].append(a - b)
+        got["io"].append(m.io_util)
+        before = now
+    assert m.slots_used > 0 and max(got["io"]) > 0.95, "the member pages at its devices' pace"
+    return got
+
+
+def lag1(xs: list[float]) -> float:
+    mean = statistics.fmean(xs)
+    d = [x - mean for x in xs]
+    return sum(a * b for a, b in zip(d, d[1:])) / sum(a * a for a in d)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_paging_bound_guest_works_at_a_steady_pace(seed):
+    got = per_step(seed, 1.0, 80, 140)
+    units = got["busy"]
+    mean = statistics.fmean(units)
+    assert mean > 0
+    assert min(units) > 0.4 * mean, f"a step where the guest stood still: {units}"
+    assert lag1(units) > -0.5, f"throughput alternates from step to step: {units}"
+    assert min(got["reads"]) > 0.3 * statistics.fmean(got["reads"]), \
+        f"page reads stopped for a step: {got['reads']}"
+
+
+def test_a_small_guest_is_not_starved_by_a_big_faulter():
+    """DB's faults queue beside BUSY's: it keeps serving every step, whichever runs first."""
+    db = per_step(1, 1.0, 80, 140)["db"]
+    assert min(db) > 0.5 * statistics.fmean(db), f"DB stood still in some steps: {db}"
+
+
+def test_the_paging_pace_does_not_hang_on_the_step():
+    """Halving the step leaves the work done over a minute of paging within a tenth."""
+    whole = sum(per_step(1, 1.0, 80, 140)["busy"])
+    half = sum(per_step(1, 0.5, 80, 140)["busy"])
+    assert half == pytest.approx(whole, rel=0.1)
