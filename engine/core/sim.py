@@ -77,6 +77,9 @@ class Simulation:
         self.sample_s = max(self.step_s, float(scenario.sample_s))
         self.steps = 0
         self.members: dict[str, Member] = {m.name.upper(): Member(m) for m in scenario.members}
+        # quiet members take turns: one member's long step per step, not all in one step
+        for i, name in enumerate(sorted(self.members)):
+            self.members[name].quiet_phase = i * self.quiet_steps // len(self.members)
         self.guests: dict[str, Guest] = {}
         for g in scenario.guests:
             self.guests[g.userid.upper()] = Guest(g, self.seed)
@@ -174,9 +177,9 @@ class Simulation:
     def _may_lag(self, m: Member) -> bool:
         """``m`` may skip this step: it is quiet (nothing in XSTOR or on DASD, room above its
         demand scan's mark for every working set, no guest stopped or starting) and the step
-        does not end on a boundary (a multiple of ``quiet_step_s``, a sample, a command due,
-        the scenario's end)."""
-        if (self.steps + 1) % self.quiet_steps == 0:
+        does not end on a boundary (its own turn of every ``quiet_step_s``, a sample, a
+        command due, the scenario's end)."""
+        if (self.steps + 1 + m.quiet_phase) % self.quiet_steps == 0:
             return False
         end = self.t + self.step_s + 1e-9
         if self.t < self.scenario.duration_s <= end or end >= self.sampler.next_due() \
@@ -510,7 +513,8 @@ class Simulation:
         The feed's records are made as the run's own samples are (``samples_member``,
         ``samples_guest``), with rates over the feed's own interval; its first sample is of
         now. Taking them changes nothing in the run. ``SampleFeed.take_new`` hands over the
-        samples taken since the last call.
+        samples taken since the last call. While quiet members skip steps, a sample comes at
+        most every ``quiet_step_s``, each member as of its last step (``Sampler.after_step``).
         """
         return self.sampler.feed(self.step_s if every_s is None else max(self.step_s, every_s))
 

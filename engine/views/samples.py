@@ -106,7 +106,14 @@ class Sampled(World, Protocol):
 
 
 class _Measure:
-    """Takes ``SampleSet`` records of a world; rates cover the time since the previous one."""
+    """Takes ``SampleSet`` records of a world; rates cover the time since the previous one.
+
+    A quiet member that skips steps (``Simulation.quiet_steps``) stands as of its last step:
+    its figures, and its guests', are those of that step, and their rates cover the time from
+    its step before the previous sample to its last one (a member not stepped since keeps its
+    rates), so they come out steady, never as nothing for nine samples and ten times as much
+    in the tenth.
+    """
 
     def __init__(self, world: Sampled) -> None:
         self.world = world
@@ -115,18 +122,32 @@ class _Measure:
         self._counters: dict[str, tuple[int, ...]] = {}
         self._units: dict[str, float] = {}
         self._moved: dict[Relocation, int] = {}
+        #: per member: the time it stood at in the previous sample, and its rates then
+        self._asof: dict[str, float] = {}
+        self._rates: dict[str, list[float]] = {}
+        self._tput: dict[str, float] = {}
 
     def take(self) -> SampleSet:
         w = self.world
         t = round(w.t, 6)
         span = 0.0 if self.last_t is None else t - self.last_t
         members = []
+        fresh: dict[str, float] = {}  # members stepped since the previous sample: their span
         for name in sorted(w.members):
             m = w.members[name]
+            asof = round(t - m.lag * w.step_s, 6)
             now = m.counters.as_tuple()
-            prev = self._counters.get(name, (0,) * len(now))
-            rates = [(a - b) / span if span > 0 else 0.0 for a, b in zip(now, prev)]
-            self._counters[name] = now
+            prev_t = self._asof.get(name)
+            span_m = 0.0 if prev_t is None else asof - prev_t
+            if prev_t is None or span_m > 0:
+                prev = self._counters.get(name, (0,) * len(now))
+                rates = [(a - b) / span_m if span_m > 0 else 0.0 for a, b in zip(now, prev)]
+                self._counters[name] = now
+                self._rates[name] = rates
+                self._asof[name] = asof
+                fresh[name] = span_m
+            else:
+                rates = self._rates[name]
             # counters: xstor_in, dasd_in, xstor_out, dasd_out, dasd_clean, migrated, new
             members.append(MemberSample(
                 t, name, m.resident, m.free_frames, m.xstor_used, m.slots_used,
@@ -136,9 +157,15 @@ class _Measure:
         guests = []
         for uid in sorted(w.guests):
             g = w.guests[uid]
-            prev_u = self._units.get(uid, 0.0)
-            tput = (g.units_total - prev_u) / span if span > 0 else 0.0
-            self._units[uid] = g.units_total
+            on = g.member if g.member in w.members else None
+            if on is None or on in fresh:
+                span_g = span if on is None else fresh[on]
+                prev_u = self._units.get(uid, 0.0)
+                tput = (g.units_total - prev_u) / span_g if span_g > 0 else 0.0
+                self._units[uid] = g.units_total
+                self._tput[uid] = tput
+            else:
+                tput = self._tput.get(uid, 0.0)
             guests.append(GuestSample(
                 t, uid, g.member or "", g.state, g.n_cen, g.n_xst, g.n_dsd, round(tput, 6),
                 g.scheduled,
@@ -173,10 +200,11 @@ class SampleFeed:
         self._measure = _Measure(world)
         self._new: list[SampleSet] = [self._measure.take()]
 
-    def after_step(self, t: float) -> None:
-        """Take a sample if one is due at simulated time ``t`` (the simulation calls this)."""
+    def after_step(self, t: float, at_least_s: float = 0.0) -> None:
+        """Take a sample if one is due at simulated time ``t`` (the simulation calls this),
+        at least ``at_least_s`` after the previous one."""
         last = self._measure.last_t
-        if last is None or t - last >= self.every_s - 1e-9:
+        if last is None or t - last >= max(self.every_s, at_least_s) - 1e-9:
             self._new.append(self._measure.take())
 
     def take_new(self) -> tuple[SampleSet, ...]:
@@ -217,17 +245,22 @@ class Sampler:
     def after_step(self) -> None:
         """Take the run's sample when it is due, and the feeds' (after every step).
 
-        A feed's sample waits while a quiet member lags behind (``Simulation.quiet_steps``):
-        it would show that member's guests as of its last step, and their rates in bursts.
-        The run's own samples are boundaries no member steps over.
+        While quiet members skip steps (``Simulation.quiet_steps``, each member on its own
+        turn), a feed's sample is taken at most once every ``quiet_steps`` steps: each member
+        has been stepped once since the previous one, and shows as of its last step, at most
+        that far behind. When every member is up to date (something under way, or a run's own
+        sample, a boundary no member steps over), at the feed's own cadence.
         """
-        t = self.world.t
+        w = self.world
+        t = w.t
         last = self._measure.last_t
         if last is None or t - last >= self.sample_s - 1e-9:
             self.take()
-        if self._feeds and not any(m.lag for m in self.world.members.values()):
+        if self._feeds:
+            lagging = any(m.lag for m in w.members.values())
+            quiet_s = getattr(w, "quiet_steps", 1) * w.step_s
             for f in self._feeds:
-                f.after_step(t)
+                f.after_step(t, quiet_s if lagging else 0.0)
 
     def feed(self, every_s: float) -> SampleFeed:
         """A feed of samples every ``every_s`` simulated seconds, from now on."""

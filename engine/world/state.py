@@ -293,6 +293,9 @@ class Member:
         self.roomy = False
         #: steps of ``step_s`` this quiet member has not been stepped yet (``Simulation.step``)
         self.lag = 0
+        #: which step of every ``quiet_steps`` ends its long steps when it is quiet: members
+        #: take turns, so their long steps do not all fall on the same step (``Simulation``)
+        self.quiet_phase = 0
         #: none of its guests kept it from skipping steps when last looked at: the simulation's
         #: event count and guest placement then (``Simulation._may_lag``); None: look again
         self.guests_quiet: tuple[int, int] | None = None
