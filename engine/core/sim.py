@@ -429,7 +429,8 @@ class Simulation:
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
-        m.faulting_vcpus = sum(g.cfg.vcpus for g in runnable if g.n_dsd)
+        # (a member with no slot in use has no guest page on DASD)
+        m.faulting_vcpus = sum(g.cfg.vcpus for g in runnable if g.n_dsd) if m.slots_used else 0
         # CP's own work comes first (relocation); CP's path for the guests' virtual I/O is
         # part of each guest's share
         alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0),

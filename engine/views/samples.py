@@ -99,10 +99,12 @@ class SampleSet:
 
 
 class Sampled(World, Protocol):
-    """What a sampler reads: the world, and the pause and relocation engines."""
+    """What a sampler reads: the world, the pause and relocation engines, and how many steps a
+    quiet member may skip (``Simulation.quiet_steps``)."""
 
     pause: PauseEngine
     reloc: RelocationEngine
+    quiet_steps: int
 
 
 class _Measure:
@@ -258,7 +260,7 @@ class Sampler:
             self.take()
         if self._feeds:
             lagging = any(m.lag for m in w.members.values())
-            quiet_s = getattr(w, "quiet_steps", 1) * w.step_s
+            quiet_s = w.quiet_steps * w.step_s
             for f in self._feeds:
                 f.after_step(t, quiet_s if lagging else 0.0)
 
