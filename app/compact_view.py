@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ssisim.engine import PAGES_PER_GB, MemberSnapshot, format_size
+from ssisim.engine import PAGES_PER_GB, GuestSnapshot, MemberSnapshot, format_size
 
 from .elided_label import ElidedLabel
 from .glossary import TERMS
@@ -492,6 +492,13 @@ class CompactView(QWidget):
         self._matches = FilterMatches()
         self._incoming: dict[str, str] = {}  # user ID -> destination of an arriving copy
         self._where: dict[str, str | None] = {}  # user ID -> member it runs on
+        #: The guest pictures the squares were last worked out from, and for which selection,
+        #: filter and grouping: a guest whose picture is the same object (the engine gives
+        #: the same one while nothing it shows changed) and that neither moves nor pauses
+        #: keeps its square as it is (most of a large cluster, between two frames)
+        self._seen: dict[str, GuestSnapshot] = {}
+        self._seen_for: tuple = ()
+        self._busy: set[str] = set()  # guests moving or pausing in the last frame
         self._sizes: dict[str, str] = {}
         self._fit_for: tuple = ()  # the map sizes the scale was fitted to
         #: What each map was last laid out for (member name, "" for the logged-off strip).
@@ -558,6 +565,7 @@ class CompactView(QWidget):
         self._remove_panels()
         self._place.clear()
         self._looks.clear()
+        self._seen.clear()
         self._incoming.clear()
         self._where.clear()
         self.scale = None
@@ -621,8 +629,19 @@ class CompactView(QWidget):
         dirty = self._refit
         changed: list[tuple[str, TileLook]] = []
         place, looks, where = self._place, self._looks, self._where
+        seen = self._seen
+        context = (selected, flt, self.grouping)
+        if context != self._seen_for:
+            seen.clear()
+            self._seen_for = context
+        busy = index.relocations.keys() | index.pauses.keys()
+        recheck = busy | self._busy
+        self._busy = busy
         for g in snap.guests:
             uid = g.userid
+            if seen.get(uid) is g and uid not in recheck:
+                continue  # nothing of the guest changed: its square stands
+            seen[uid] = g
             dim = False
             member = g.member
             if check and not matches(uid, g.workload, index.states[uid], g.member):

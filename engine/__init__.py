@@ -82,7 +82,13 @@ from .planning.sweep import table as sweep_table
 from .planning.validate import format_sensitivity, format_validation, validate, validate_series
 from .planning.validate import sensitivity as validation_sensitivity
 from .scenarios.bundled import bundled_dir, bundled_scenarios, find_lesson, find_scenario
-from .scenarios.scenario import CURRENT_VERSION, ScenarioError, load_scenario, loads_scenario
+from .scenarios.scenario import (
+    CURRENT_VERSION,
+    ScenarioError,
+    load_scenario,
+    loads_scenario,
+    scenario_warnings,
+)
 from .scenarios.session import (
     Session,
     apply_session,
@@ -130,7 +136,8 @@ __all__ = [
     "ObjectiveSnapshot", "PAGES_PER_GB", "PAGES_PER_MB", "parse_command", "parse_size_mb",
     "parse_vary", "parse_window", "PassSnapshot", "PauseSnapshot", "plan_evacuation", "plan_sweep",
     "QUIESCED", "record_session", "RelocationSnapshot", "run_benchmarks", "run_sweep", "RunStore",
-    "SampleFeed", "SampleSet", "ScenarioConfig", "ScenarioError", "sensitivity_points",
+    "SampleFeed", "SampleSet", "ScenarioConfig", "ScenarioError", "scenario_warnings",
+    "sensitivity_points",
     "sensitivity_table", "Session", "session_text", "Simulation", "size_to_pages", "Snapshot",
     "StoreError", "SVMotionModel", "SWEEP_MEASURES", "sweep_table", "SweepError", "SweepPoint",
     "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket", "TimelineEntry", "validate", "validate_series",

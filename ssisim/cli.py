@@ -137,6 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     path = resolve_lesson(args.scenario)
     scenario = engine.load_scenario(path)
+    warn_about(scenario)
     if args.until is None:
         check_steps(scenario.duration_s, scenario.step_s, f"{path}: duration_s")
         until = scenario.duration_s
@@ -219,7 +220,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         say(f"{name}: OK ({len(sc.members)} members, {len(sc.guests)} guests, "
               f"{len(sc.timeline)} timeline commands{extra}, format version "
               f"{engine.CURRENT_VERSION})")
+        warn_about(sc)
     return 0
+
+
+def warn_about(scenario: Any) -> None:
+    """What in a valid scenario is very likely a mistake (it still runs as written)."""
+    from ssisim import engine
+
+    for line in engine.scenario_warnings(scenario):
+        print(f"warning: {terminal_text(line)}", file=sys.stderr)
 
 
 def resolve_lesson(name: str) -> Path:

@@ -35,7 +35,6 @@ from ..world.state import (
     PLACEMENT,
     STOPPED,
     Guest,
-    GuestSnapshot,
     Member,
     MemberSnapshot,
     Snapshot,
@@ -531,11 +530,7 @@ class Simulation:
                            round(m.io_util * 100, 3), m.counters.as_tuple())
             for m in (self.members[n] for n in sorted(self.members))
         )
-        guests = tuple(
-            GuestSnapshot(g.userid, g.member, g.state, g.cfg.storage_pages, g.n_cen, g.n_xst,
-                          g.n_dsd, g.workload.describe(), round(g.units_step, 6), g.workload.unit)
-            for g in (self.guests[u] for u in sorted(self.guests))
-        )
+        guests = tuple(self.guests[u].snapshot() for u in sorted(self.guests))
         view: MoveView | None = getattr(self, "_move_view", None)
         if view is None:  # made at the first snapshot: a run nobody looks at never needs it
             view = self._move_view = MoveView(self)

@@ -44,7 +44,15 @@ from ..basics.limits import (
     MIN_STEP_S,
     steps_problem,
 )
-from ..basics.units import MAX_PAGES, MAX_SIZE_TEXT, SizeError, pages_or_size, size_to_pages
+from ..basics.units import (
+    MAX_PAGES,
+    MAX_SIZE_TEXT,
+    PAGES_PER_MB,
+    SizeError,
+    format_size,
+    pages_or_size,
+    size_to_pages,
+)
 from ..basics.workloads import WorkloadError, resolve_params
 from ..cp.grammar import VERBS, VmrelocateMove, known_verb, parse_command
 from ..lessons.objectives import GUEST_STATES, KINDS, METHODS, default_text
@@ -280,6 +288,31 @@ class _Context:
 
 def _name_check(v: str) -> str | None:
     return None if _NAME.match(v.upper()) else "must be 1 to 8 letters, digits or $#@_"
+
+
+#: A member whose guests define this many times its central storage, or more, is almost surely
+#: a size typed without its unit (a number alone is MB): the heaviest overcommit of the
+#: published cases is an I/R ratio of 1.3, and shops rarely go past a few.
+IMPLAUSIBLE_OVERCOMMIT = 1000
+
+
+def scenario_warnings(sc: ScenarioConfig) -> list[str]:
+    """What in a valid scenario is very likely a mistake, one line each (``ssisim check`` and
+    ``ssisim run`` show them; the scenario runs as written)."""
+    out = []
+    for m in sc.members:
+        defined = sum(g.storage_pages for g in sc.guests if g.member.upper() == m.name.upper())
+        if defined < IMPLAUSIBLE_OVERCOMMIT * m.central_pages:
+            continue
+        mb = m.central_pages / PAGES_PER_MB
+        hint = f' (a size without a unit is MB: "{mb:g}G" or "{mb:g}T"?)' \
+            if mb == int(mb) and mb < 1024 else ""
+        out.append(
+            f"{sc.path}: member {m.name}: central = {format_size(m.central_pages)} for the "
+            f"{format_size(defined)} its guests define ({defined / m.central_pages:,.0f} times "
+            f"as much): nearly every reference will page, and each simulated second may take "
+            f"many seconds{hint}")
+    return out
 
 
 def load_scenario(path: str | Path) -> ScenarioConfig:

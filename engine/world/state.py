@@ -102,6 +102,10 @@ class Guest:
         self.cpu_s_total = 0.0
         self.ios_total = 0.0  # disk I/Os its workload did (virtual I/O through CP)
         self.workload = Workload(cfg.workload.kind, cfg.workload.params, cfg.storage_pages)
+        #: The last picture of the guest and what it showed (``snapshot``): a guest whose
+        #: figures did not change since gives the same picture, not a new one
+        self._snap: GuestSnapshot | None = None
+        self._snap_key: tuple[object, ...] = ()
         self.first_out: dict[str, float] = {}
         self.relocating = False  # a relocation tracks the pages it changes
         # Linux inside the guest: running, suspending, suspended or resuming. A hibernation
@@ -174,6 +178,20 @@ class Guest:
         self.set_reserved = self.cfg.set_reserved_pages
         self.share = self.cfg.share
         self.share_absolute = self.cfg.share_absolute
+
+    def snapshot(self) -> GuestSnapshot:
+        """The guest now, as an immutable picture (the last one while nothing it shows changed:
+        most guests of a large cluster are quiet between two of a window's frames)."""
+        key = (self._member, self.state, self.n_cen, self.n_xst, self.n_dsd, self.units_step,
+               self.workload, self.cfg)
+        snap = self._snap
+        if snap is None or key != self._snap_key:
+            w = self.workload
+            snap = self._snap = GuestSnapshot(
+                self.userid, self._member, self.state, self.cfg.storage_pages, self.n_cen,
+                self.n_xst, self.n_dsd, w.describe(), round(self.units_step, 6), w.unit)
+            self._snap_key = key
+        return snap
 
     def reset_steal_hands(self) -> None:
         """One hand per 256 MB of storage, at most 64, each at the start of its slice."""

@@ -403,3 +403,23 @@ def test_overcommit_idle_guests_pay_first(cli: Cli) -> None:
     active_outs = [t for g in active for t in g["first_pageout_s"].values()]
     first_active_out = min(active_outs, default=float("inf"))
     assert last_idle_first_out < first_active_out
+
+
+def test_check_and_run_warn_about_central_storage_typed_without_its_unit(
+        cli: Cli, tmp_path: Path) -> None:
+    """A size without a unit is MB: ``central = 2`` under a 2T guest runs as written (every
+    reference pages, each simulated second slow), and check and run say so first."""
+    text = MINIMAL.replace('central = "1G"', "central = 2").replace('storage = "512M"',
+                                                                     'storage = "2T"')
+    path = tmp_path / "typo.toml"
+    path.write_text(text)
+    rc, out, err = cli("check", str(path))
+    assert rc == 0 and "OK" in out
+    assert err.count("warning:") == 1, err
+    assert "member MEMB1: central = 2M" in err and '"2G" or "2T"?' in err and str(path) in err
+    rc, out, err = cli("run", str(path), "--until", "0", "--db", str(cli.db), "-q")
+    assert rc == 0 and err.count("warning:") == 1, err
+    # a member with room for its guests, or overcommitted as shops are, gets no warning
+    path.write_text(MINIMAL.replace('storage = "512M"', 'storage = "8G"'))
+    rc, out, err = cli("check", str(path))
+    assert rc == 0 and "warning" not in err

@@ -244,3 +244,29 @@ def test_a_guest_stopped_on_a_quiet_member_makes_it_step_every_step():
     assert calls["A"] == [1.0] * 10
     # the other member's guests all run: it still skips steps (on its own turn, 5 s later)
     assert calls["B"] == [5.0]
+
+
+def test_a_snapshot_gives_a_guest_a_new_picture_only_when_what_it_shows_changed():
+    """A window's frames of a large cluster are mostly quiet guests: their pictures are the
+    same objects from frame to frame (the views skip them), and any change gives a new one."""
+    sim = Simulation(loads_scenario(scenario(quiet=10), "<coarse>"))
+    sim.run_until(21)
+    before = {g.userid: g for g in sim.snapshot().guests}
+    stepped = {n for n, m in sim.members.items() if m.lag == 0}
+    sim.step()  # one member takes its ten seconds, the other waits for its turn
+    after = {g.userid: g for g in sim.snapshot().guests}
+    member = {uid: g.member for uid, g in after.items()}
+    # the guests of the member that waited: the very same pictures
+    waited = [uid for uid in after if member[uid] not in stepped and member[uid] is not None]
+    assert waited and all(after[uid] is before[uid] for uid in waited)
+    # a command changes a guest: its next picture shows it
+    assert sim.execute("FORCE IDL3").ok
+    changed = {g.userid: g for g in sim.snapshot().guests}["IDL3"]
+    assert changed is not after["IDL3"]
+    assert (changed.member, changed.state) == (None, "logged off") != \
+        (after["IDL3"].member, after["IDL3"].state)
+    # and the pictures always tell what the guests are now
+    for g in sim.snapshot().guests:
+        live = sim.guests[g.userid]
+        assert (g.member, g.state, g.central, g.xstor, g.dasd) == \
+            (live.member, live.state, live.n_cen, live.n_xst, live.n_dsd)
