@@ -15,7 +15,7 @@ from .glossary import TERMS
 from .lazy_panel import LazyPanel
 from .model import SessionModel
 from .moves import pause_phase
-from .plot_style import SteadyRange, keyed_title, pen, plain_axis, style_plot
+from .plot_style import MIN_SPAN_S, SteadyRange, keyed_title, pen, plain_axis, style_plot
 from .theme import STATE_LABELS, TIER_COLOURS
 
 #: What each kind of pause is called in the guest detail.
@@ -123,6 +123,6 @@ class GuestDetail(LazyPanel):
         self.tput.setLabel("left", self._unit[1])
         top = c + x + d
         for r in self.ranges:
-            r.set_x(0.0, float(t[-1]))
+            r.set_x(0.0, max(float(t[-1]), MIN_SPAN_S))
         self.ranges[0].set_y(max(float(top.max()), g.storage_pages / PAGES_PER_GB * 0.05))
         self.ranges[1].set_y(max(float(tput.max()), 1.0))

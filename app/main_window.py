@@ -45,6 +45,7 @@ from ssisim.engine import (
     load_scenario,
     parse_command,
     record_session,
+    scenario_warnings,
 )
 
 from . import gc_guard
@@ -831,6 +832,10 @@ class MainWindow(QMainWindow):
         if not _bundled(Path(path)):  # the program's own folder is no place to save to
             self.remember_dir(Path(path).parent)
         self.start_scenario(sc)
+        warnings = scenario_warnings(sc)
+        if warnings:  # runs as written; said where the user looks while it starts
+            self.statusBar().showMessage("Warning: " + warnings[0].removeprefix(f"{sc.path}: "),
+                                         60000)
         return True
 
     def start_scenario(self, sc: ScenarioConfig) -> None:

@@ -11,7 +11,15 @@ from ssisim.engine import PAGES_PER_GB
 from .glossary import TERMS
 from .lazy_panel import LazyPanel
 from .model import SessionModel
-from .plot_style import SteadyRange, colour_key, keyed_title, pen, plain_axis, style_plot
+from .plot_style import (
+    MIN_SPAN_S,
+    SteadyRange,
+    colour_key,
+    keyed_title,
+    pen,
+    plain_axis,
+    style_plot,
+)
 from .theme import RATE_COLOURS, TIER_COLOURS
 
 #: The engine's ``MemberSample`` field each curve draws.
@@ -136,7 +144,9 @@ class MemberPlots(LazyPanel):
             curve.setData(t, y)
             if len(y):
                 top[(name, side)] = max(top.get((name, side), 0.0), float(y.max()))
-        t_end = float(t[-1])
+        # the first minute in full before time runs on (not a range of a billionth of a second
+        # with ticks at 2e-10 while the only sample is the one at 0)
+        t_end = max(float(t[-1]), MIN_SPAN_S)
         for name, (store, rates) in self.axes.items():
             store.set_x(0.0, t_end)
             rates.set_x(0.0, t_end)

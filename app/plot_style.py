@@ -124,6 +124,10 @@ def plain_axis(plot: pg.PlotItem, *names: str) -> None:
             axis.tickStrings = compact_ticks
 
 
+#: Simulated seconds a time axis shows at least (a run's first samples, at 0 and on).
+MIN_SPAN_S = 60.0
+
+
 def nice_ceiling(value: float) -> float:
     """The next "round" number at or above ``value`` (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k).
 

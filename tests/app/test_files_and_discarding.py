@@ -201,3 +201,19 @@ def test_files_the_window_writes_are_utf8_whatever_the_locale(make_window, qtbot
     assert session.student == "Zo\u00eb \U0001F642"
     assert session.lesson == "Demo cluster \U0001F680 Zo\u00eb"
     assert [c.command for c in session.commands] == ["VMRELOCATE MOVE USER LNXIDL1 TO MEMB2"]
+
+
+def test_a_scenario_that_is_likely_mistyped_opens_with_a_warning(make_window, qtbot, tmp_path):
+    """``central = 2`` is 2 MB: the scenario runs as written, and the status bar says why it
+    will crawl (as ``ssisim check`` does); a plausible one opens without a word."""
+    source = resolve_scenario("demo").read_text(encoding="utf-8")
+    typo = tmp_path / "typo.toml"
+    typo.write_text(source.replace('central = "', 'central = 2  # "', 1), encoding="utf-8")
+    win = make_window("demo")
+    assert win.load_scenario_file(str(typo))
+    message = win.statusBar().currentMessage()
+    assert message.startswith("Warning: member ") and "central = 2M" in message, message
+    assert '"2G" or "2T"?' in message and str(typo) not in message
+    win.statusBar().clearMessage()
+    assert win.load_scenario_file(str(resolve_scenario("demo")))
+    assert not win.statusBar().currentMessage().startswith("Warning")

@@ -67,3 +67,16 @@ def test_a_relocations_first_sample_gives_the_link_plot_a_readable_axis(qtbot):
     plot.show_series(series)
     lo, hi = plot.plot.getViewBox().viewRange()[0]
     assert lo == 61.0 and hi - lo >= 1.0
+
+
+def test_the_time_axes_show_the_first_minute_before_time_runs(make_window, qtbot):
+    """At t = 0 the only sample spans no time: the members' plots (and a guest's) still show a
+    minute of simulated time, not a billionth of a second with ticks at 2e-10."""
+    win = make_window("demo")
+    qtbot.waitUntil(lambda: win.model.snapshot is not None and len(win.model.history) > 0,
+                    timeout=20_000)
+    win.members.refresh(force=True)
+    for store, rates in win.members.axes.values():
+        for r in (store, rates):
+            lo, hi = r.plot.getViewBox().viewRange()[0]
+            assert lo <= 0.0 and hi >= 60.0, (lo, hi)
