@@ -533,9 +533,9 @@ class MainWindow(QMainWindow):
         self.act_run.setText("Pause" if self.model.running else "Run")
 
     def _published(self) -> None:
-        """The worker waits for the frame it just published to be painted (its steps are
-        long): redraw now, or ``REDRAW_MS`` after the last redraw if that is later (the
-        timer's next tick may come later still)."""
+        """The worker published a frame to draw at once (it waits for it to be painted after a
+        long step, or the frame answers a command): redraw now, or ``REDRAW_MS`` after the
+        last redraw if that is later (the timer's next tick may come later still)."""
         wait_ms = REDRAW_MS - (time.monotonic() - self._redrawn_at) * 1000
         if wait_ms <= 0:
             self.redraw()

@@ -47,13 +47,16 @@ CHUNK_WALL_S = 0.012
 YIELD_WALL_S = 0.002
 #: Longest wait for the window to finish a redraw before stepping on regardless (wall seconds).
 GUI_WAIT_S = 0.05
-#: A step longer than this (CPU seconds; the 1,000-guest shop has many of 15 ms) holds a
-#: redraw up if it runs during it: a paint calls into Python many times, and each call waits
-#: for the GIL the stepping worker holds. After such a step the worker publishes and waits
-#: until the window has painted the frame (``gui_idle``) before the next one; shorter steps
-#: are stepped in chunks of ``CHUNK_WALL_S`` between redraws (and wait for a redraw the
-#: window began, both its apply and its paint).
-LONG_STEP_CPU_S = 0.005
+#: A step longer than this (CPU seconds) holds a redraw up if it runs during it: a paint calls
+#: into Python many times, and each call waits for the GIL the stepping worker holds. After
+#: such a step the worker publishes and waits until the window has painted the frame
+#: (``gui_idle``) before the next one; shorter steps are stepped in chunks of ``CHUNK_WALL_S``
+#: between redraws (and wait for a redraw the window began, both its apply and its paint).
+#: The 1,000-guest shop's steps take 2 to 15 ms (a quiet member's ten seconds for its 250
+#: guests): at 5 ms, most of them waited for a redraw the window makes at most every
+#: ``REDRAW_MS``, idle, and the clock ran at 100 to 170 simulated seconds a second instead of
+#: 200 to 250 (longest pause and drop to screen within their targets either way).
+LONG_STEP_CPU_S = 0.015
 
 
 #: How much nicer than the window the simulation thread is (Linux nice steps): when the
@@ -108,8 +111,9 @@ class SimWorker(QThread):
     paused = Signal(float, str)
     #: The simulation raised; the text is the traceback. The clock is paused.
     failed = Signal(str)
-    #: A frame was published and the worker waits for it to be painted (long steps only):
-    #: the window redraws now rather than on its next tick.
+    #: A frame was published that the window should draw now rather than on its next tick:
+    #: the worker waits for it to be painted (after a long step), or it answers a command
+    #: (a drop shows its relocation at once).
     published = Signal()
 
     def __init__(self, scenario: ScenarioConfig, mailbox: Mailbox) -> None:
@@ -574,10 +578,11 @@ class SimWorker(QThread):
         wait = self._running and self.long_steps
         if wait:
             self.gui_idle.clear()  # set again once the window has painted this frame
+        answers = any(c.kind == "answer" for c in self._console)
         self.mailbox.put(self._generation, snap, samples, self._events, self._console,
                          self._running, self._watch)
         self._events = []
         self._console = []
         self._dirty = False
-        if wait:
+        if wait or answers:
             self.published.emit()
