@@ -532,12 +532,13 @@ class MainWindow(QMainWindow):
     def _show_running(self) -> None:
         self.act_run.setText("Pause" if self.model.running else "Run")
 
-    def _published(self) -> None:
-        """The worker published a frame to draw at once (it waits for it to be painted after a
-        long step, or the frame answers a command): redraw now, or ``REDRAW_MS`` after the
-        last redraw if that is later (the timer's next tick may come later still)."""
+    def _published(self, answers: bool = False) -> None:
+        """The worker published a frame and waits for it to be painted (after a long step, or
+        with a command's answer): redraw now, or ``REDRAW_MS`` after the last redraw if that is
+        later (the timer's next tick may come later still); a command's answer (a drop's
+        relocation) at once."""
         wait_ms = REDRAW_MS - (time.monotonic() - self._redrawn_at) * 1000
-        if wait_ms <= 0:
+        if wait_ms <= 0 or answers:
             self.redraw()
         else:
             QTimer.singleShot(int(wait_ms) + 1, self.redraw)

@@ -111,10 +111,11 @@ class SimWorker(QThread):
     paused = Signal(float, str)
     #: The simulation raised; the text is the traceback. The clock is paused.
     failed = Signal(str)
-    #: A frame was published that the window should draw now rather than on its next tick:
-    #: the worker waits for it to be painted (after a long step), or it answers a command
-    #: (a drop shows its relocation at once).
-    published = Signal()
+    #: A frame was published and the worker waits for it to be painted (after a long step, or
+    #: with a command's answer: a drop shows its relocation at once): the window redraws now
+    #: rather than on its next tick (True: a command's answer, drawn even before the usual
+    #: spacing of redraws has passed).
+    published = Signal(bool)
 
     def __init__(self, scenario: ScenarioConfig, mailbox: Mailbox) -> None:
         super().__init__()
@@ -575,14 +576,17 @@ class SimWorker(QThread):
         snap = self._current_snapshot()  # a command may have changed the world since the step
         # the engine's samples since the last frame: immutable records, handed over as they are
         samples = self._feed.take_new() if self._feed is not None else ()
-        wait = self._running and self.long_steps
+        # after a long step, or with the answer to a command (a drop), the worker waits until
+        # the window has painted this frame: stepping on would hold the GIL the window's
+        # apply and paint need, and delay what the user waits to see
+        answers = any(c.kind == "answer" for c in self._console)
+        wait = self._running and (self.long_steps or answers)
         if wait:
             self.gui_idle.clear()  # set again once the window has painted this frame
-        answers = any(c.kind == "answer" for c in self._console)
         self.mailbox.put(self._generation, snap, samples, self._events, self._console,
                          self._running, self._watch)
         self._events = []
         self._console = []
         self._dirty = False
-        if wait or answers:
-            self.published.emit()
+        if wait:
+            self.published.emit(answers)
