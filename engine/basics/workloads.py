@@ -230,11 +230,16 @@ class RegionPlan:
     budget_share: float  # share of the step's CPU and wall budget
 
     def __post_init__(self) -> None:
+        #: the region's pages, and its key among a guest's references held back
+        self.n = self.hi - self.lo
+        self.key = (self.lo, self.hi)
         #: chance that a page of the region is referenced in the step (random regions)
         self.hit = -math.expm1(self.log_q) if self.log_q < 0 else 1.0
         #: expected distinct pages referenced, and the CPU they cost
         self.distinct = (self.hi - self.lo) * self.hit
         self.touch_s = self.distinct * self.cpu_s_per_touch
+        #: references of a whole step (a random region's, scaled by the share of it done)
+        self.refs = -self.log_q * self.n
 
 
 def _random_region(lo: int, hi: int, refs: float, write_frac: float, cpu_s_total: float,

@@ -68,20 +68,22 @@ class WorkloadDriver:
         pm = self.model
         block = pm.block_pages
         assert g.planes is not None
+        defer = self.world.defer_touches
+        # what the virtual CPUs can do in the step: each region gets its share of it
+        budget = min(cpu_s * speed, g.cfg.vcpus * dt)
         for i, r in enumerate(plans):
-            key = (r.lo, r.hi)
-            if r.log_q < 0 and self.world.defer_touches:
-                done = self._defer_random(m, g, r, dt, cpu_s)
+            key = r.key
+            if r.log_q < 0 and defer:
+                done = self._defer_random(m, g, r, budget)
                 if done is not None:
                     units += done[0]
                     cpu_used += done[1]
                     continue
-            if (r.log_q >= 0 and r.write_frac in (0.0, 1.0) and self.world.defer_touches
+            if (r.log_q >= 0 and r.write_frac in (0.0, 1.0) and defer
                     and g.settled.get(key) == g.page_gen):
                 # a sequential walk over resident pages: only where it got to matters
-                n = r.hi - r.lo
-                budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
-                touches = min(r.max_cover, int(budget / r.cpu_s_per_touch))
+                n = r.n
+                touches = min(r.max_cover, int(budget * r.budget_share / r.cpu_s_per_touch))
                 cur = g.cursor(i, r.lo)
                 if not (r.lo <= cur[0] < r.hi):
                     cur[0], cur[1] = r.lo, -1
@@ -149,8 +151,8 @@ class WorkloadDriver:
             m.ios_total += ios
             m.vio_cpu_step += cp_s
 
-    def _defer_random(self, m: Member, g: Guest, r: RegionPlan, dt: float,
-                      cpu_s: float) -> tuple[float, float] | None:
+    def _defer_random(self, m: Member, g: Guest, r: RegionPlan,
+                      budget: float) -> tuple[float, float] | None:
         """Hold back a step's random references to a region whose outcome they cannot change
         yet: ``(units, cpu seconds)``, or None when the references must be walked now.
 
@@ -167,7 +169,7 @@ class WorkloadDriver:
         placed. Every page is hit with the same chance as in the walk, so the outcome is the
         same in distribution. A wholly resident region takes the step's expected references.
         """
-        key = (r.lo, r.hi)
+        key = r.key
         pend = g.pending.get(key)
         if pend is not None and pend[1] != r.write_frac:
             g.flush_pending()
@@ -184,10 +186,7 @@ class WorkloadDriver:
             untouched = K.count_untouched(g.planes, r.lo, r.hi)
             if untouched == 0:  # wholly instantiated, and nothing is out: wholly resident
                 g.settled[key] = g.page_gen
-        speed = m.cfg.cpu_speed
-        new_s = self.model.new_page_s
-        budget = min(cpu_s * speed, g.cfg.vcpus * dt) * r.budget_share
-        n = r.hi - r.lo
+        budget *= r.budget_share  # (``budget``: the virtual CPUs' CPU seconds of the step)
         new = 0
         if untouched == 0:
             # a wholly resident region: the step's expected references
@@ -197,12 +196,13 @@ class WorkloadDriver:
         else:
             # as the walk does: a lap selects each page with the region's chance; the virtual
             # CPUs' budget may end the lap early, and the pages new to the guest cost more
-            new = K.binomial(g.rng, untouched, r.hit)
-            touched = new + K.binomial(g.rng, n - untouched, r.hit)
-            need = touched * r.cpu_s_per_touch + new * new_s
+            rng, hit = g.rng, r.hit
+            new = K.binomial(rng, untouched, hit)
+            touched = new + K.binomial(rng, r.n - untouched, hit)
+            need = touched * r.cpu_s_per_touch + new * self.model.new_page_s
             f = 1.0 if need <= budget else budget / need
             if f < 1.0:
-                new = K.binomial(g.rng, new, f)
+                new = K.binomial(rng, new, f)
             touched *= f
             if m.free_frames - new < m.free_high:
                 return None  # the demand scan would run: the walk decides where it does
@@ -210,7 +210,7 @@ class WorkloadDriver:
             m.resident += new
             g.counters.new += new
             m.counters.new += new
-        refs = -r.log_q * n * f
+        refs = r.refs * f
         if pend is None:
             g.pending[key] = [refs, r.write_frac, new, untouched - new]
         else:
@@ -218,7 +218,7 @@ class WorkloadDriver:
             if new:
                 pend[2] += new
                 pend[3] -= new
-        return touched * r.units_per_touch, need * f / speed
+        return touched * r.units_per_touch, need * f / m.cfg.cpu_speed
 
     def _application(self, g: Guest) -> Workload:
         """``g``'s workload, with its application's start-up phase set for what happened since
