@@ -494,8 +494,9 @@ class CompactView(QWidget):
         self._where: dict[str, str | None] = {}  # user ID -> member it runs on
         #: The guest pictures the squares were last worked out from, and for which selection,
         #: filter and grouping: a guest whose picture is the same object (the engine gives
-        #: the same one while nothing it shows changed) and that neither moves nor pauses
-        #: keeps its square as it is (most of a large cluster, between two frames)
+        #: the same one while nothing it shows changed), or shows the same state, member,
+        #: storage and workload, and that neither moves nor pauses keeps its square as it is
+        #: (most of a large cluster, between two frames)
         self._seen: dict[str, GuestSnapshot] = {}
         self._seen_for: tuple = ()
         self._busy: set[str] = set()  # guests moving or pausing in the last frame
@@ -639,8 +640,11 @@ class CompactView(QWidget):
         self._busy = busy
         for g in snap.guests:
             uid = g.userid
-            if seen.get(uid) is g and uid not in recheck:
-                continue  # nothing of the guest changed: its square stands
+            was = seen.get(uid)
+            if was is not None and uid not in recheck and (was is g or (
+                    was.state == g.state and was.member == g.member
+                    and was.storage_pages == g.storage_pages and was.workload == g.workload)):
+                continue  # nothing its square shows changed (its throughput may have)
             seen[uid] = g
             dim = False
             member = g.member

@@ -96,6 +96,8 @@ class RelocationPanel(LazyPanel):
         lay.addWidget(self.options)
         lay.addLayout(readouts)
         lay.addWidget(charts, 1)
+        #: the last refresh showed that there is no relocation yet
+        self._shown_none = False
         self.choice.currentIndexChanged.connect(lambda _i: self.refresh(force=True))
         model.reset.connect(self._on_reset)
         model.updated.connect(lambda _f: self.refresh())
@@ -132,6 +134,9 @@ class RelocationPanel(LazyPanel):
             return
         self._sync_choices()
         r = self.current()
+        if r is None and self._shown_none and not force:
+            return  # "no relocation yet" stands (most frames of a large cluster)
+        self._shown_none = r is None
         self.timer.show_relocation(r)
         self.passes.show_relocation(r)
         if r is None:

@@ -73,7 +73,7 @@ class ThrottleTimeline(QWidget):
         self.plot.addItem(self.bars)
         self.widget.setToolTip(TERMS["throttle"])
         self._spans: list[tuple[str, float, float, ThrottleSpan]] = []
-        self._key: tuple = ()
+        self._key: tuple | None = ()  # what was drawn last (None: no relocation)
         self.hover = PlotHover(self.widget, self.plot, self._text_at, self._axis_text_at)
         # nine rows must stay readable, also in a window of 1024x768: row names a little
         # smaller than the text, 13 px a row
@@ -100,12 +100,14 @@ class ThrottleTimeline(QWidget):
                         now_s: float) -> None:
         """Draw the throttles of ``r`` up to ``now_s``."""
         if r is None:
+            if self._key is None:
+                return  # drawn empty already (a frame without relocations costs nothing)
             self._spans = []
             self.bars.setOpts(x0=np.array([0.0]), width=np.array([0.0]), y=np.array([0.0]),
                               brushes=[pg.mkBrush(0, 0, 0, 0)], pens=[pg.mkPen(None)])
             self.pass_lines.setData([], [])
             self.quiesce.hide()
-            self._key = ()
+            self._key = None
             return
         end = r.end_s if r.end_s is not None else now_s
         key = (r.userid, r.start_s, end, len(spans), len(r.passes), r.quiesce_start_s,
