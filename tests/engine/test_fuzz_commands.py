@@ -13,6 +13,7 @@ import pytest
 from fuzz_profile import examples, is_long
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from physical_bounds import physical_bounds_broken
 
 from ssisim.engine import CPResponse, Simulation, loads_scenario
 
@@ -147,6 +148,7 @@ def test_a_command_stream_never_raises_and_every_invariant_holds(stream):
         assert problems == [], (text, problems)
     sim.run_until(sim.t + 5)
     assert sim.verify() == []
+    assert physical_bounds_broken(sim) == []
     assert time.perf_counter() - t0 < 60
 
 

@@ -20,6 +20,7 @@ import pytest
 from fuzz_profile import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from physical_bounds import physical_bounds_broken
 
 from ssisim.cli import main
 from ssisim.engine import ScenarioError, Simulation, load_scenario
@@ -122,5 +123,6 @@ def test_a_mutated_scenario_is_checked_and_what_passes_runs_cleanly(seed, mutati
         until = min(cfg.duration_s, 20 * cfg.step_s, 5.0)
         sim.run_until(until)
         assert sim.verify() == []
+        assert physical_bounds_broken(sim) == []
         assert time.perf_counter() - t0 < 60
         _COUNT["ran"] += 1
