@@ -80,10 +80,14 @@ VALUE_AXIS_WIDTH = 58
 
 
 def _decimals(step: float) -> int:
-    """Decimals that tell apart numbers ``step`` apart (0 for whole steps, at most 3)."""
+    """Decimals that tell apart numbers ``step`` apart: 0 for whole steps, up to 3 for exact
+    ones, and always enough for steps under 0.001 (a member of a few MB has GB ticks 0.0005
+    apart, which three decimals wrote as 0.001, 0.001, 0.002, 0.002)."""
     d = 0
     while d < 3 and abs(step * 10**d - round(step * 10**d)) > 1e-6 * max(1.0, step * 10**d):
         d += 1
+    if 0 < step < 1:
+        d = max(d, min(9, math.ceil(-math.log10(step) - 1e-9)))
     return d
 
 

@@ -53,6 +53,9 @@ def test_compact_numbers():
         ["310", "9.8k", "419k", "2.1M", "12M"]
     assert compact_ticks([5000.0, 10000.0, 15000.0], 1.0, 5000.0) == ["5k", "10k", "15k"]
     assert compact_ticks([0.2, 0.4], 1.0, 0.2) == ["0.2", "0.4"]
+    # the GB of a member of a few MB: ticks as far apart as they are, none written twice
+    ticks = compact_ticks([0.0005, 0.001, 0.0015, 0.002], 1.0, 0.0005)
+    assert ticks == ["0.0005", "0.0010", "0.0015", "0.0020"]
 
 
 def test_at_1024x775_no_tile_is_clipped_and_no_gauge_overlaps(make_window, run_to, qtbot):
