@@ -8,7 +8,15 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from .glossary import TERMS
 from .history import RelocationSeries
-from .plot_style import SteadyRange, keyed_title, pen, plain_axis, style_plot, wide_title
+from .plot_style import (
+    MIN_SPAN_S,
+    SteadyRange,
+    keyed_title,
+    pen,
+    plain_axis,
+    style_plot,
+    wide_title,
+)
 
 #: 4 KiB pages per second to MiB per second.
 MB_PER_PAGE = 4096 / 2**20
@@ -31,7 +39,7 @@ class LinkPlot(QWidget):
         self.plot.showGrid(y=True, alpha=0.2)
         plain_axis(self.plot, "left", "bottom")
         self.range = SteadyRange(self.plot)
-        self.range.set_x(0, 60)
+        self.range.set_x(0, MIN_SPAN_S)
         self.range.set_y(1)
         self.sent = self.plot.plot(pen=pen("#2f7fe0", 2), name="sent")
         self.capacity = self.plot.plot(pen=pen("#888888", 1.5, dashed=True), name="capacity")
@@ -52,7 +60,7 @@ class LinkPlot(QWidget):
             self.sent.setData([], [])
             self.capacity.setData([], [])
             self._version = (-1, -1)
-            self.range.set_x(0, 60)
+            self.range.set_x(0, MIN_SPAN_S)
             self.range.set_y(1)
             return
         version = (id(series), series.cols.n)

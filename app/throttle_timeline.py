@@ -16,7 +16,7 @@ from ssisim.engine import THROTTLE_STYLE, RelocationSnapshot
 from .glossary import TERMS, THROTTLES, throttle_text
 from .hover import PlotHover
 from .model import ThrottleSpan
-from .plot_style import SteadyRange, keyed_title, plain_axis, style_plot
+from .plot_style import MIN_SPAN_S, SteadyRange, keyed_title, plain_axis, style_plot
 from .theme import STATE_COLOURS, THROTTLE_COLOURS
 
 #: Rows from top to bottom: the source's reasons, the destination's, the link's.
@@ -53,7 +53,7 @@ class ThrottleTimeline(QWidget):
         self.plot.setYRange(-0.6, n - 0.4, padding=0)
         plain_axis(self.plot, "bottom")
         self.range = SteadyRange(self.plot)
-        self.range.set_x(0, 60)
+        self.range.set_x(0, MIN_SPAN_S)
         self.quiesce = pg.LinearRegionItem(values=(0, 0), movable=False)
         shade = QColor(STATE_COLOURS["quiesced"])
         shade.setAlpha(45)
@@ -73,7 +73,7 @@ class ThrottleTimeline(QWidget):
         self.plot.addItem(self.bars)
         self.widget.setToolTip(TERMS["throttle"])
         self._spans: list[tuple[str, float, float, ThrottleSpan]] = []
-        self._key: tuple | None = ()  # what was drawn last (None: no relocation)
+        self._key: tuple = ()
         self.hover = PlotHover(self.widget, self.plot, self._text_at, self._axis_text_at)
         # nine rows must stay readable, also in a window of 1024x768: row names a little
         # smaller than the text, 13 px a row
@@ -100,14 +100,12 @@ class ThrottleTimeline(QWidget):
                         now_s: float) -> None:
         """Draw the throttles of ``r`` up to ``now_s``."""
         if r is None:
-            if self._key is None:
-                return  # drawn empty already (a frame without relocations costs nothing)
             self._spans = []
             self.bars.setOpts(x0=np.array([0.0]), width=np.array([0.0]), y=np.array([0.0]),
                               brushes=[pg.mkBrush(0, 0, 0, 0)], pens=[pg.mkPen(None)])
             self.pass_lines.setData([], [])
             self.quiesce.hide()
-            self._key = None
+            self._key = ()
             return
         end = r.end_s if r.end_s is not None else now_s
         key = (r.userid, r.start_s, end, len(spans), len(r.passes), r.quiesce_start_s,
