@@ -486,6 +486,9 @@ class _Builder:
 
     @staticmethod
     def _unfinished(r: dict[str, Any]) -> bool:
+        if "ended" in r:
+            return not r["ended"]
+        # runs stored before moves said whether they had ended
         return r.get("result") in ("moving", "quiesced", "pass", "running", "active") \
             or (not r.get("message") and not r.get("relocation_s"))
 
@@ -662,7 +665,8 @@ class _Builder:
         rows = [[f"R{i}", r.get("guest"), f"{r.get('source')} to {r.get('destination')}",
                  r.get("options", ""), r.get("result"), _num(r.get("passes")),
                  _num(r.get("pages_moved")), _num(r.get("quiesce_s"), 2),
-                 _num(r.get("relocation_s"), 2), _num(r.get("cpu_s"), 2)]
+                 (">" if self._unfinished(r) else "") + _num(self._move_s(r), 2),
+                 _num(r.get("cpu_s"), 2)]
                 for i, r in enumerate(rels, 1)]
         parts = [table(["move", "guest", "from, to", "options", "result", "passes",
                         "pages moved", "quiesce s", "total s", "CPU s"], rows,
@@ -677,7 +681,8 @@ class _Builder:
                          " (still under way when the run ended)" if unfinished else "")),
                      *([("Message", r["message"])] if r.get("message") else []),
                      ("Started", f"t = {_num(r.get('start_s'), 1)} s"),
-                     ("Relocation time", f"{_num(r.get('relocation_s'), 2)} s"),
+                     ("Relocation time", ("more than " if unfinished else "")
+                      + f"{_num(self._move_s(r), 2)} s"),
                      ("Quiesce time", f"{_num(r.get('quiesce_s'), 2)} s"),
                      ("Pages moved", _num(r.get("pages_moved")))]
             throttles = {k: v for k, v in (r.get("throttle_s") or {}).items() if v >= 0.05}

@@ -430,9 +430,10 @@ class Simulation:
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
         # (a member with no slot in use has no guest page on DASD)
         m.faulting_vcpus = sum(g.cfg.vcpus for g in runnable if g.n_dsd) if m.slots_used else 0
-        # CP's own work comes first (relocation); CP's path for the guests' virtual I/O is
-        # part of each guest's share
-        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0),
+        # CP's own work comes first (relocation, and its paging at the pace of the last
+        # step); CP's path for the guests' virtual I/O is part of each guest's share
+        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0)
+                             + min(m.cp_paging_cpus, m.cfg.cpus) * dt,
                              self.models.vio.cp_cpu_per_io_s)
         io_left = self.io_left[m.name]
         wait = self.dasd_wait_s(m)
@@ -474,8 +475,10 @@ class Simulation:
         after = m.counters.as_tuple()
         moved = sum(a - b for a, b in zip(after[:5], before[:5]))
         cpu_cap = m.cfg.cpus * dt
-        used = m.cpu_used_step + moved * self.models.paging.cp_cpu_per_page_s + \
-            self.reloc.cpu_s.get(m.name, 0.0) + m.vio_cpu_step
+        paging_cpu_s = moved * self.models.paging.cp_cpu_per_page_s / m.cfg.cpu_speed
+        m.cp_paging_cpus = paging_cpu_s / dt
+        used = m.cpu_used_step + paging_cpu_s + self.reloc.cpu_s.get(m.name, 0.0) + \
+            m.vio_cpu_step
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         m.cpu_used_step = 0.0
         m.vio_cpu_step = 0.0

@@ -105,6 +105,8 @@ def warmup() -> None:
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
     steal_pages(p, 0, 10, False, 5, 5, 5, s)
     steal_pages(p, 0, 10, False, 5, 5, 5, s, 0, 1)
+    steal_slices(p, np.zeros(2, dtype=np.int64), 0, 2, 10, False, 5, 5, np.ones(1), 0.1, 1, s,
+                 np.zeros(SS_OUT_LEN, dtype=np.int64))
     migrate_xstor(p, 0, 5, 5, 5, np.zeros(M_OUT_LEN, dtype=np.int64))
     c = np.zeros(NPLANES, dtype=np.int64)
     count_planes(p, c)
@@ -538,6 +540,104 @@ def steal_pages(
     out[S_BLOCKED] = blocked
     out[S_WORDS] = words
     out[S_DASD_IOS] = ios
+
+
+# totals of ``steal_slices`` (``SS_`` indices)
+SS_GOT = 0
+SS_TO_XSTOR = 1
+SS_TO_DASD_WRITTEN = 2
+SS_TO_DASD_CLEAN = 3
+SS_SLOTS_NET = 4  # slots allocated less slots released
+SS_BLOCKED = 5
+SS_LAST = 6  # the visit the round ended at (the next steal starts that many slices on)
+SS_FIRST_XSTOR = 7  # the visit that first sent pages to XSTOR (-1: none)
+SS_FIRST_DASD = 8  # the visit that first sent pages to DASD (-1: none)
+SS_OUT_LEN = 9
+
+
+@njit(cache=True, nogil=True)
+def steal_slices(
+    planes: np.ndarray,
+    cursors: np.ndarray,
+    first: int,
+    nwords: int,
+    want: int,
+    take_referenced: bool,
+    xstor_free: int,
+    slots_free: int,
+    io_left: np.ndarray,
+    xfer_units: float,
+    write_block: int,
+    out: np.ndarray,
+    tot: np.ndarray,
+) -> None:
+    """Demand-scan one guest slice by slice: up to ``want`` pages, a share from each slice.
+
+    A guest has one hand per slice of its storage (``cursors``, one word index each; slice
+    ``i`` is words ``[nwords i / k, nwords (i + 1) / k)``), visited in turn from slice
+    ``first``. Each visit takes at most a quota, at least 1024 pages; slices with nothing to
+    give leave their share to the others in the next round, and a round that gives nothing
+    ends the scan. ``io_left[0]`` is what is left of the step's paging I/O (service times); the
+    writes use it. Totals go to ``tot`` (see the ``SS_`` indices); ``out`` is the scratch of
+    ``steal_pages``.
+    """
+    k = cursors.shape[0]
+    got = 0
+    to_x = 0
+    to_dw = 0
+    to_dc = 0
+    slots_net = 0
+    blocked = 0
+    first_x = -1
+    first_d = -1
+    quota = max(1024, -(-want // k))
+    round_got = 0
+    per_io = 1.0 + (write_block - 1) * xfer_units
+    j = 0
+    for j in range(k * k):
+        i = (first + j) % k
+        if got >= want or blocked:
+            break
+        if j and j % k == 0:
+            if round_got == 0:
+                break
+            round_got = 0
+            quota = max(1024, -(-(want - got) // k))
+        w0 = nwords * i // k
+        w1 = nwords * (i + 1) // k
+        steal_pages(planes, cursors[i], min(quota, want - got), take_referenced, xstor_free,
+                    int(io_left[0] / per_io), slots_free, out, w0, w1, write_block)
+        cursors[i] = out[S_CURSOR]
+        x = out[S_TO_XSTOR]
+        dw = out[S_TO_DASD_WRITTEN]
+        dc = out[S_TO_DASD_CLEAN]
+        net = out[S_SLOTS_ALLOCATED] - out[S_SLOTS_RELEASED]
+        n = x + dw + dc
+        got += n
+        round_got += n
+        to_x += x
+        to_dw += dw
+        to_dc += dc
+        slots_net += net
+        xstor_free -= x
+        slots_free -= net
+        ios = out[S_DASD_IOS]
+        io_left[0] -= ios + max(0, dw - ios) * xfer_units
+        if x and first_x < 0:
+            first_x = j
+        if dw + dc and first_d < 0:
+            first_d = j
+        if out[S_BLOCKED]:
+            blocked = 1
+    tot[SS_GOT] = got
+    tot[SS_TO_XSTOR] = to_x
+    tot[SS_TO_DASD_WRITTEN] = to_dw
+    tot[SS_TO_DASD_CLEAN] = to_dc
+    tot[SS_SLOTS_NET] = slots_net
+    tot[SS_BLOCKED] = blocked
+    tot[SS_LAST] = j
+    tot[SS_FIRST_XSTOR] = first_x
+    tot[SS_FIRST_DASD] = first_d
 
 
 @njit(cache=True, nogil=True)

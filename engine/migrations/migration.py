@@ -91,9 +91,12 @@ class Migration(MoveRecord):
     throttle_s: dict[str, float] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The migration as the JSON summary carries it (the fields of a relocation)."""
-        end = self.t_end if self.t_end is not None else self.t_start
+        # one still under way at ``now`` (the run's end) has run so long so far and has
+        # not ended: its time is a lower bound, never 0
+        ended = self.t_end is not None
+        end = self.t_end if self.t_end is not None else max(self.t_start, now or 0.0)
         return {
             "kind": self.kind, "guest": self.guest.userid, "source": self.source,
             "destination": self.dest, "options": self.options,
@@ -101,7 +104,8 @@ class Migration(MoveRecord):
             "passes": len(self.passes), "unit": self.unit,
             f"{self.unit}_moved": self.units_moved,
             "quiesce_s": round(self.quiesce_s, 3),
-            "relocation_s": round(end - self.t_start, 3), "start_s": round(self.t_start, 3),
+            "relocation_s": round(end - self.t_start, 3), "ended": ended,
+            "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "cost": {k: round(v, 4) for k, v in sorted(self.cost.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, self.unit: p.units,

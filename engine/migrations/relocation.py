@@ -103,6 +103,13 @@ def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MO
         npages * model.scan_bytes_per_page / link_bytes_s
 
 
+def cp_stretch(m: Member, tasks: int) -> float:
+    """How much longer a relocation's CPU-bound work takes on ``m`` with ``tasks`` relocation
+    tasks beside CP's paging: 1 while CP's work fits on the member's processors, else the
+    processors CP asks for over those it has (CP's tasks share them in proportion)."""
+    return max(1.0, (tasks + m.cp_paging_cpus) / m.cfg.cpus)
+
+
 def ordering_fraction(link: LinkConfig) -> float:
     """Share of time messages wait for order: CHPIDs of unequal speed deliver out of order."""
     speeds = [c.gbps for c in link.chpids]
@@ -216,16 +223,20 @@ class Relocation(MoveRecord):
     cpu_s: float = 0.0
     ordering_lost_s: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The relocation as the JSON summary carries it."""
-        end = self.t_end if self.t_end is not None else self.t_start
+        # one still under way at ``now`` (the run's end) has run so long so far and has
+        # not ended: its time is a lower bound, never 0
+        ended = self.t_end is not None
+        end = self.t_end if self.t_end is not None else max(self.t_start, now or 0.0)
         return {
             "guest": self.guest.userid, "source": self.source, "destination": self.dest,
             "options": self.options.describe(), "result": self.result or self.state,
             "message": self.message, "passes": len(self.passes),
             "pages_moved": self.pages_moved, "quiesce_s": round(self.quiesce_s, 3),
             "cpu_s": round(self.cpu_s, 3),
-            "relocation_s": round(end - self.t_start, 3), "start_s": round(self.t_start, 3),
+            "relocation_s": round(end - self.t_start, 3), "ended": ended,
+            "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
                            "start_s": round(p.start_s, 3),
@@ -308,15 +319,17 @@ class RelocationEngine(MoveEngine[Relocation]):
             key = tuple(sorted(r.link.members))
             sharing[key] = sharing.get(key, 0) + 1
         self.sharers = {r: sharing[tuple(sorted(r.link.members))] for r in act}
-        # each relocation is a CP task on one processor of each member at a time; more
-        # relocations than a member has processors share them, and their CPU-bound work
-        # (the DAT scan, staging) stretches by as much
+        # each relocation is a CP task on one processor of each member at a time. CP's work
+        # runs before the guests' (who lose what it uses), but CP's own tasks share the
+        # processors among them: when the relocations and CP's paging (at the pace of the
+        # member's last step) ask for more processors than the member has, each gets its
+        # part, and the relocations' CPU-bound work (the DAT scan, staging) stretches by as much
         tasks: dict[str, int] = {}
         for r in act:
             for name in (r.source, r.dest):
                 tasks[name] = tasks.get(name, 0) + 1
-        self.cpu_stretch = {
-            r: max(1.0, tasks[r.source] / self.sim.members[r.source].cfg.cpus) for r in act}
+        self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], tasks[r.source])
+                            for r in act}
         for r in act:
             self._advance_one(r, dt, self.sharers[r])
 

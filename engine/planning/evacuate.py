@@ -328,7 +328,7 @@ def run_job(job: RunJob) -> dict[str, Any]:
     for _t, text, rc, _line, resp in sim.command_log[log_from:]:
         if rc != 0 and text.startswith("VMRELOCATE MOVE"):
             refused[text.split()[3]] = " ".join(resp)
-    rels = [r.to_dict() for r in sim.reloc.all if r.guest.userid in mine
+    rels = [r.to_dict(sim.t) for r in sim.reloc.all if r.guest.userid in mine
             and r.t_start >= job.at_s - 1e-9]
     return {"issued": issued, "relocations": rels, "refused": refused, "end_s": sim.t,
             "step_s": sim.step_s,

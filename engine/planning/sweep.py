@@ -44,6 +44,14 @@ def _rel(s: dict[str, Any], key: str, how: Callable[[list[float]], float]) -> fl
     return how(vals) if vals else None
 
 
+def _longest(s: dict[str, Any], key: str) -> float | None:
+    """The longest time of the run's relocations; none (``-``) while one had not ended when
+    the run did, as its time is not known (``relocations_done`` says how many completed)."""
+    if any(not r.get("ended", True) for r in s["relocations"]):
+        return None
+    return _rel(s, key, max)
+
+
 def _throttle_s(s: dict[str, Any]) -> float | None:
     if not s["relocations"]:
         return None
@@ -53,8 +61,8 @@ def _throttle_s(s: dict[str, Any]) -> float | None:
 MEASURES: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
     "relocation_s": ("longest relocation, from the command to its end: the guest running on "
                      "the destination, or the relocation cancelled (s)",
-                     lambda s: _rel(s, "relocation_s", max)),
-    "quiesce_s": ("longest quiesce of any relocation (s)", lambda s: _rel(s, "quiesce_s", max)),
+                     lambda s: _longest(s, "relocation_s")),
+    "quiesce_s": ("longest quiesce of any relocation (s)", lambda s: _longest(s, "quiesce_s")),
     "pages_moved": ("pages moved by all relocations", lambda s: _rel(s, "pages_moved", sum)),
     "passes": ("most memory-move passes of a relocation", lambda s: _rel(s, "passes", max)),
     "relocations_done": ("relocations that completed",

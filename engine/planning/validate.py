@@ -88,7 +88,7 @@ def _run(name: str) -> Simulation:
 
 
 def _relocations(sim: Simulation) -> list[dict[str, Any]]:
-    return [r.to_dict() for r in sim.reloc.all]
+    return [r.to_dict(sim.t) for r in sim.reloc.all]
 
 
 def _row(case: str, measure: str, published: Any, simulated: Any, ok: bool,
@@ -314,7 +314,7 @@ SVM_CASES = (("MAILDBT", "dirty block tracking", 2935.5, 13.297),
 
 
 def _migrations(sim: Simulation) -> list[dict[str, Any]]:
-    return [m.to_dict() for m in sim.svm.all + sim.lpm.all]
+    return [m.to_dict(sim.t) for m in sim.svm.all + sim.lpm.all]
 
 
 def validate_svmotion() -> list[dict[str, Any]]:

@@ -79,9 +79,9 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
         "t_s": round(sim.t, 6),
         "members": members,
         "guests": guests,
-        "relocations": [r.to_dict() for r in sim.reloc.all],
+        "relocations": [r.to_dict(sim.t) for r in sim.reloc.all],
         # Storage vMotion and LPM, in the same shape (see engine/migrations/migration.py)
-        "migrations": [m.to_dict() for m in sorted([*sim.svm.all, *sim.lpm.all],
+        "migrations": [m.to_dict(sim.t) for m in sorted([*sim.svm.all, *sim.lpm.all],
                                                    key=lambda m: m.t_start)],
         "events": dict(sorted(kinds.items())),
         "commands": [{"t_s": round(t, 6), "command": c, "rc": rc, "line": line,
@@ -102,6 +102,13 @@ def _mean_rates(sim: Simulation, member: str) -> dict[str, float]:
         "page_in_peak": round(max(r.page_in_s for r in rows), 3),
         "page_out_peak": round(max(r.page_out_s for r in rows), 3),
     }
+
+
+def _total(r: dict[str, Any], fmt: str) -> str:
+    """A move's time in all; one still under way when the run ended shows the time so far as
+    a lower bound (``>200.00``)."""
+    t = format(r["relocation_s"], fmt)
+    return t if r.get("ended", True) else ">" + t
 
 
 def format_summary(s: dict[str, Any]) -> str:
@@ -147,7 +154,7 @@ def format_summary(s: dict[str, Any]) -> str:
                 r["throttle_s"].items(), key=lambda kv: -kv[1]) if v >= 0.05) or "-"
             out.append(f"{what:<27} {r['result'][:19]:<19} {r['passes']:>6}  "
                        f"{r['pages_moved']:>11,}  {r['quiesce_s']:>9.2f}  "
-                       f"{r['relocation_s']:>7.2f}  {thr}")
+                       f"{_total(r, '.2f'):>7}  {thr}")
     mig = s.get("migrations", [])
     if mig:
         out.append("")
@@ -158,7 +165,7 @@ def format_summary(s: dict[str, Any]) -> str:
             moved = f"{m[m['unit'] + '_moved']:,} {m['unit'][0]}"
             out.append(f"{what:<27} {m['options'][:26]:<26} {m['result'][:19]:<19} "
                        f"{m['passes']:>6}  {moved:>11}  {m['quiesce_s']:>10.3f}  "
-                       f"{m['relocation_s']:>7.1f}")
+                       f"{_total(m, '.1f'):>7}")
     paged = [g for g in s["guests"] if g["first_pageout_s"]]
     if paged:
         out.append("")

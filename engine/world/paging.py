@@ -110,6 +110,8 @@ class Pager:
         self.incoming_on = incoming_on
         self.model = model
         self._steal_out = np.zeros(K.S_OUT_LEN, dtype=np.int64)
+        self._steal_tot = np.zeros(K.SS_OUT_LEN, dtype=np.int64)
+        self._io = np.zeros(1, dtype=np.float64)
         self._mig_out = np.zeros(K.M_OUT_LEN, dtype=np.int64)
 
     def steal(self, m: Member, want: int, io_left: list[float],
@@ -173,60 +175,50 @@ class Pager:
 
     def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,
                     io_left: list[float]) -> tuple[int, bool]:
-        """Take up to ``want`` pages of one guest, a share from each slice of its storage."""
+        """Take up to ``want`` pages of one guest, a share from each slice of its storage
+        (``K.steal_slices``: one hand per slice; a small steal visits a few slices, the next
+        steal the following ones, so the cost stays with the pages taken)."""
         assert g.planes is not None
         g.flush_pending()
-        out = self._steal_out
+        tot = self._steal_tot
+        self._io[0] = io_left[0]
+        K.steal_slices(g.planes, g.steal_cursors, g.steal_slice, (g.npages + 63) // 64, want,
+                       take_ref, m.xstor_free, m.slots_free, self._io, m.xfer_units,
+                       self.model.block_pages, self._steal_out, tot)
+        io_left[0] = float(self._io[0])
         k = len(g.steal_cursors)
-        got = 0
-        blocked = False
-        # slices with nothing to give leave their share to the others in the next round
-        # at least 1024 pages a slice: a small steal visits a few slices, the next steal the
-        # following ones, so the cost stays with the pages taken
-        quota = max(1024, math.ceil(want / k))
-        round_got = 0
-        for j in range(k * k):
-            i = (g.steal_slice + j) % k
-            if got >= want or blocked:
-                break
-            if j and j % k == 0:
-                if round_got == 0:
-                    break
-                round_got = 0
-                quota = max(1024, math.ceil((want - got) / k))
-            w0, w1 = g.steal_slice_bounds(i)
-            block = self.model.block_pages
-            K.steal_pages(g.planes, g.steal_cursors[i], min(quota, want - got), take_ref,
-                          m.xstor_free, io_budget(m, io_left[0], block), m.slots_free, out,
-                          w0, w1, block)
-            g.steal_cursors[i] = int(out[K.S_CURSOR])
-            to_x, to_dw, to_dc = int(out[0]), int(out[1]), int(out[2])
-            alloc, rel = int(out[3]), int(out[4])
-            n = to_x + to_dw + to_dc
-            got += n
-            round_got += n
-            g.n_cen -= n
-            g.n_xst += to_x
-            g.n_dsd += to_dw + to_dc
-            g.n_slot += alloc - rel
-            m.resident -= n
-            m.xstor_used += to_x
-            m.slots_used += alloc - rel
-            io_left[0] -= io_units(m, int(out[K.S_DASD_IOS]), to_dw)
-            for c in (g.counters, m.counters):
-                c.xstor_out += to_x
-                c.dasd_out += to_dw
-                c.dasd_clean += to_dc
-            if n:
-                if g.state == "incoming":
-                    self.world.stolen_from_incoming += n
-                self.note_pageout(m, g, to_x, to_dw + to_dc)
-            if int(out[K.S_BLOCKED]):
-                blocked = True
-        g.steal_slice = (g.steal_slice + max(1, min(j, k))) % k
-        if got:
-            g.page_gen += 1
-        return got, blocked
+        g.steal_slice = (g.steal_slice + max(1, min(int(tot[K.SS_LAST]), k))) % k
+        got = int(tot[K.SS_GOT])
+        if not got:
+            return 0, bool(tot[K.SS_BLOCKED])
+        to_x, to_dw, to_dc = (int(tot[K.SS_TO_XSTOR]), int(tot[K.SS_TO_DASD_WRITTEN]),
+                              int(tot[K.SS_TO_DASD_CLEAN]))
+        net = int(tot[K.SS_SLOTS_NET])
+        g.n_cen -= got
+        g.n_xst += to_x
+        g.n_dsd += to_dw + to_dc
+        g.n_slot += net
+        m.resident -= got
+        m.xstor_used += to_x
+        m.slots_used += net
+        for c in (g.counters, m.counters):
+            c.xstor_out += to_x
+            c.dasd_out += to_dw
+            c.dasd_clean += to_dc
+        if g.state == "incoming":
+            self.world.stolen_from_incoming += got
+        # the episode's events in the order the slices gave their pages
+        fx, fd = int(tot[K.SS_FIRST_XSTOR]), int(tot[K.SS_FIRST_DASD])
+        if fx >= 0 and fd > fx:
+            self.note_pageout(m, g, to_x, 0)
+            self.note_pageout(m, g, 0, to_dw + to_dc)
+        elif fd >= 0 and fx > fd:
+            self.note_pageout(m, g, 0, to_dw + to_dc)
+            self.note_pageout(m, g, to_x, 0)
+        else:
+            self.note_pageout(m, g, to_x, to_dw + to_dc)
+        g.page_gen += 1
+        return got, bool(tot[K.SS_BLOCKED])
 
     def migrate(self, m: Member, want: int, io_left: list[float]) -> int:
         """Move aged XSTOR pages on to DASD, the oldest first: the blocks of the guest dormant

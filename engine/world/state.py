@@ -80,7 +80,7 @@ class Guest:
         self.n_slot = 0
         # one demand-scan hand per slice of the address space, so that a guest gives pages from
         # all over its storage (closer to LRU than one hand sweeping it end to end)
-        self.steal_cursors: list[int] = []
+        self.steal_cursors = np.zeros(0, dtype=np.int64)  # one word index per hand
         self.steal_slice = 0
         self.reset_steal_hands()
         self.migrate_cursor = 0
@@ -197,14 +197,8 @@ class Guest:
         """One hand per 256 MB of storage, at most 64, each at the start of its slice."""
         words = (self.npages + 63) // 64
         k = max(1, min(64, self.npages // 65536))
-        self.steal_cursors = [words * i // k for i in range(k)]
+        self.steal_cursors = np.array([words * i // k for i in range(k)], dtype=np.int64)
         self.steal_slice = 0
-
-    def steal_slice_bounds(self, i: int) -> tuple[int, int]:
-        """Words ``[w0, w1)`` of slice ``i``."""
-        words = (self.npages + 63) // 64
-        k = len(self.steal_cursors)
-        return words * i // k, words * (i + 1) // k
 
     def new_planes(self) -> None:
         """Forget lazily held references and residency: the planes were replaced."""
@@ -302,6 +296,9 @@ class Member:
         self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step
         self.ios_total = 0.0  # guests' disk I/Os (virtual I/O through CP)
         self.vio_cpu_step = 0.0  # CP's CPU seconds for guests' virtual I/O in the current step
+        #: processors' worth of CP's own paging work (demand scan, page writes, XSTOR
+        #: migration) in the member's last step: system work, like relocation
+        self.cp_paging_cpus = 0.0
         self.dasd_full_reported = False
         self.half_full_reported = False
         self.peak = {"central": 0, "xstor": 0, "slots": 0}

@@ -275,3 +275,34 @@ def test_cp_io_work_is_charged_to_the_guest_that_does_the_io() -> None:
     assert max(steps) < 1.05 * min(steps)
     db = sim.guests["DB1"]
     assert db.ios_total == pytest.approx(2 * db.units_total, rel=1e-9)
+
+
+def test_cp_paging_work_comes_before_the_guests_cpu() -> None:
+    """CP's own paging (demand scan, page writes) is system work: on a member whose processors
+    the guests keep busy, a paging neighbour costs a CPU-bound guest the processors CP's paging
+    takes, and the guests and CP never use more processors than the member has."""
+    hog = '{ type = "randchange", fraction = 0.05 }'
+    thrash = '{ type = "randchange", fraction = 0.9, rate_pages_s = 2000000 }'
+
+    def run(cost: float) -> tuple[float, Simulation]:
+        model = f"[model.paging]\ncp_cpu_per_page_s = {cost}\n"
+        sim = sim_of(scenario([guest("HOG1", hog, vcpus=2, storage="256M"),
+                               guest("THRASH", thrash, vcpus=8, storage="6G")],
+                              cpus=2, central="2G", step_s=1.0, model=model))
+        sim.run_until(60)
+        m = sim.members["M1"]
+        hog_s = sim.guests["HOG1"].cpu_s_total
+        for _ in range(20):
+            paging = m.cp_paging_cpus  # CP's paging of the step before, served first
+            sim.step()
+            guests = sum(g.cpu_rate for g in sim.guests.values())
+            assert guests + min(paging, 2.0) <= 2.0 + 1e-6
+        return sim.guests["HOG1"].cpu_s_total - hog_s, sim
+
+    free, _ = run(0.0)
+    hog, sim = run(20e-6)
+    paging = sim.members["M1"].cp_paging_cpus
+    assert paging > 0.1  # the neighbour keeps CP's paging busy
+    # the hog keeps its half of what CP leaves (0.92 of a processor, not 1): less than with
+    # paging that costs nothing
+    assert hog < free * 0.95
