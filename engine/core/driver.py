@@ -339,4 +339,6 @@ class WorkloadDriver:
             c.new += new
             c.xstor_in += xin
             c.dasd_in += din
+        if new + xin + din:
+            g.residency_changed(int(out[K.T_IN_LO]), int(out[K.T_IN_HI]))
         return new + xin + din

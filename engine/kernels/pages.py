@@ -42,7 +42,9 @@ T_STOP = 7
 T_CURSOR = 8
 T_NEXT = 9
 T_DASD_IOS = 10  # DASD read I/Os (a block read brings several pages)
-T_OUT_LEN = 11
+T_IN_LO = 11  # the pages the walk made resident lie in [T_IN_LO, T_IN_HI) (empty: none)
+T_IN_HI = 12
+T_OUT_LEN = 13
 
 # Why the send kernel stopped.
 SEND_DONE = 0  # nothing left to send in this pass
@@ -72,7 +74,8 @@ S_CURSOR = 5
 S_BLOCKED = 6
 S_WORDS = 7
 S_DASD_IOS = 8  # DASD write I/Os (a block write carries several pages)
-S_OUT_LEN = 9
+S_SEEN = 9  # 1 when the scan met a resident page (0 after a whole revolution: none there)
+S_OUT_LEN = 10
 
 # Length of the migrate kernel's ``out`` array (int64): pages, cursor, blocked, write I/Os.
 M_OUT_LEN = 4
@@ -105,7 +108,8 @@ def warmup() -> None:
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
     steal_pages(p, 0, 10, False, 5, 5, 5, s)
     steal_pages(p, 0, 10, False, 5, 5, 5, s, 0, 1)
-    steal_slices(p, np.zeros(2, dtype=np.int64), 0, 2, 10, False, 5, 5, np.ones(1), 0.1, 1, s,
+    steal_slices(p, np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.uint8), 0, 2, 10, False,
+                 5, 5, np.ones(1), 0.1, 1, s,
                  np.zeros(SS_OUT_LEN, dtype=np.int64))
     migrate_xstor(p, 0, 5, 5, 5, np.zeros(M_OUT_LEN, dtype=np.int64))
     c = np.zeros(NPLANES, dtype=np.int64)
@@ -201,10 +205,14 @@ def touch_region(
         read_block = 1
     # a word wholly on DASD is read in whole blocks when they divide it
     word_ios = 64 // read_block if read_block <= 64 and 64 % read_block == 0 else 0
+    in_lo = total_pages
+    in_hi = 0
     if n <= 0:
         out[T_STOP] = STOP_DONE
         out[T_CURSOR] = start
         out[T_NEXT] = -1
+        out[T_IN_LO] = 0
+        out[T_IN_HI] = 0
         return
     sel = next_sel
     if sel < 0:
@@ -296,6 +304,8 @@ def touch_region(
                     planes[w, CHG] = np.uint64(0)  # the slots keep valid copies
                 if kind > 0:
                     planes[w, CEN] = _ALL
+                    in_lo = min(in_lo, w * 64)
+                    in_hi = max(in_hi, w * 64 + 64)
                     frames_avail -= 64
                     lap_faults += 64
                     if kind == 3:
@@ -333,6 +343,8 @@ def touch_region(
                 break
             planes[w, XST] &= ~m
             planes[w, CEN] |= m
+            in_lo = min(in_lo, pos)
+            in_hi = max(in_hi, pos + 1)
             frames_avail -= 1
             xin += 1
             lap_faults += 1
@@ -348,6 +360,8 @@ def touch_region(
                 break
             planes[w, DSD] &= ~m
             planes[w, CEN] |= m
+            in_lo = min(in_lo, pos)
+            in_hi = max(in_hi, pos + 1)
             # the slot keeps a valid copy until the page is changed
             planes[w, CHG] &= ~m
             frames_avail -= 1
@@ -369,6 +383,8 @@ def touch_region(
                     if (planes[qw, DSD] & qm) != 0 and (planes[qw, CEN] & qm) == 0:
                         planes[qw, DSD] &= ~qm
                         planes[qw, CEN] |= qm
+                        in_lo = min(in_lo, q)
+                        in_hi = max(in_hi, q + 1)
                         planes[qw, CHG] &= ~qm
                         frames_avail -= 1
                         din += 1
@@ -377,6 +393,8 @@ def touch_region(
                 stop = STOP_FRAMES
                 break
             planes[w, CEN] |= m
+            in_lo = min(in_lo, pos)
+            in_hi = max(in_hi, pos + 1)
             # a new page has no copy anywhere: it counts as changed
             planes[w, CHG] |= m
             if track_lgr:
@@ -411,6 +429,8 @@ def touch_region(
     out[T_CURSOR] = pos
     out[T_NEXT] = sel
     out[T_DASD_IOS] = dios
+    out[T_IN_LO] = min(in_lo, in_hi)
+    out[T_IN_HI] = in_hi
 
 
 @njit(cache=True, nogil=True)
@@ -457,9 +477,11 @@ def steal_pages(
     w = cursor
     if w >= w1 or w < w0:
         w = w0
+    seen = 0
     while words < nwords and stolen < want:
         res = planes[w, CEN]
         if res != 0:
+            seen = 1
             if take_referenced:
                 cand = res
             else:
@@ -540,6 +562,7 @@ def steal_pages(
     out[S_BLOCKED] = blocked
     out[S_WORDS] = words
     out[S_DASD_IOS] = ios
+    out[S_SEEN] = seen
 
 
 # totals of ``steal_slices`` (``SS_`` indices)
@@ -552,13 +575,15 @@ SS_BLOCKED = 5
 SS_LAST = 6  # the visit the round ended at (the next steal starts that many slices on)
 SS_FIRST_XSTOR = 7  # the visit that first sent pages to XSTOR (-1: none)
 SS_FIRST_DASD = 8  # the visit that first sent pages to DASD (-1: none)
-SS_OUT_LEN = 9
+SS_ANY_CLEAR = 9  # 1 when some slice is known to hold no resident page (``clear``)
+SS_OUT_LEN = 10
 
 
 @njit(cache=True, nogil=True)
 def steal_slices(
     planes: np.ndarray,
     cursors: np.ndarray,
+    clear: np.ndarray,
     first: int,
     nwords: int,
     want: int,
@@ -578,8 +603,10 @@ def steal_slices(
     ``first``. Each visit takes at most a quota, at least 1024 pages; slices with nothing to
     give leave their share to the others in the next round, and a round that gives nothing
     ends the scan. ``io_left[0]`` is what is left of the step's paging I/O (service times); the
-    writes use it. Totals go to ``tot`` (see the ``SS_`` indices); ``out`` is the scratch of
-    ``steal_pages``.
+    writes use it. ``clear[i]`` is 1 while slice ``i`` is known to hold no resident page (a
+    visit went round it and met none, and nothing has been made resident there since: the
+    guest's ``residency_changed`` says so): its visit finds nothing and is not scanned. Totals
+    go to ``tot`` (see the ``SS_`` indices); ``out`` is the scratch of ``steal_pages``.
     """
     k = cursors.shape[0]
     got = 0
@@ -605,9 +632,16 @@ def steal_slices(
             quota = max(1024, -(-(want - got) // k))
         w0 = nwords * i // k
         w1 = nwords * (i + 1) // k
+        if clear[i]:
+            # what the scan would do: go round the slice, take nothing, end where it began
+            if cursors[i] < w0 or cursors[i] >= w1:
+                cursors[i] = w0
+            continue
         steal_pages(planes, cursors[i], min(quota, want - got), take_referenced, xstor_free,
                     int(io_left[0] / per_io), slots_free, out, w0, w1, write_block)
         cursors[i] = out[S_CURSOR]
+        if out[S_SEEN] == 0 and out[S_WORDS] >= w1 - w0:
+            clear[i] = 1
         x = out[S_TO_XSTOR]
         dw = out[S_TO_DASD_WRITTEN]
         dc = out[S_TO_DASD_CLEAN]
@@ -638,6 +672,12 @@ def steal_slices(
     tot[SS_LAST] = j
     tot[SS_FIRST_XSTOR] = first_x
     tot[SS_FIRST_DASD] = first_d
+    any_clear = 0
+    for i in range(k):
+        if clear[i]:
+            any_clear = 1
+            break
+    tot[SS_ANY_CLEAR] = any_clear
 
 
 @njit(cache=True, nogil=True)

@@ -404,6 +404,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                              io_budget(src, io_left[src.name][0], 1), frames, out)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
+                if sent:
+                    shadow.residency_changed()
                 r.send_left -= sent
                 cur.pages += sent
                 r.pages_moved += sent

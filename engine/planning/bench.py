@@ -59,6 +59,7 @@ def fully_instantiate(sim: Simulation, userid: str) -> None:
     g = sim.guests[userid]
     assert g.planes is not None and g.member is not None
     K.fill_resident(g.planes, g.npages, True)
+    g.residency_changed()
     m = sim.members[g.member]
     m.resident += g.npages - g.n_cen
     g.n_cen = g.npages

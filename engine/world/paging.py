@@ -182,10 +182,13 @@ class Pager:
         g.flush_pending()
         tot = self._steal_tot
         self._io[0] = io_left[0]
-        K.steal_slices(g.planes, g.steal_cursors, g.steal_slice, (g.npages + 63) // 64, want,
+        K.steal_slices(g.planes, g.steal_cursors, g.slice_clear, g.steal_slice,
+                       (g.npages + 63) // 64, want,
                        take_ref, m.xstor_free, m.slots_free, self._io, m.xfer_units,
                        self.model.block_pages, self._steal_out, tot)
         io_left[0] = float(self._io[0])
+        if tot[K.SS_ANY_CLEAR]:
+            g.any_clear = True
         k = len(g.steal_cursors)
         g.steal_slice = (g.steal_slice + max(1, min(int(tot[K.SS_LAST]), k))) % k
         got = int(tot[K.SS_GOT])

@@ -81,6 +81,8 @@ class Guest:
         # one demand-scan hand per slice of the address space, so that a guest gives pages from
         # all over its storage (closer to LRU than one hand sweeping it end to end)
         self.steal_cursors = np.zeros(0, dtype=np.int64)  # one word index per hand
+        self.slice_clear = np.zeros(0, dtype=np.uint8)
+        self.any_clear = False
         self.steal_slice = 0
         self.reset_steal_hands()
         self.migrate_cursor = 0
@@ -199,6 +201,29 @@ class Guest:
         k = max(1, min(64, self.npages // 65536))
         self.steal_cursors = np.array([words * i // k for i in range(k)], dtype=np.int64)
         self.steal_slice = 0
+        #: 1 for a slice the demand scan went round without meeting a resident page, while
+        #: nothing has been made resident there since (``residency_changed``): its next visit
+        #: would find nothing, and is not scanned
+        self.slice_clear = np.zeros(k, dtype=np.uint8)
+        self.any_clear = False  # False: no slice is marked (nothing to forget)
+
+    def residency_changed(self, lo: int = 0, hi: int = -1) -> None:
+        """Pages ``[lo, hi)`` (all by default) may have become resident: the demand scan must
+        look at their slices again."""
+        if not self.any_clear:
+            return
+        c = self.slice_clear
+        if hi < 0 or lo <= 0 and hi >= self.npages:
+            c[:] = 0
+            self.any_clear = False
+            return
+        k = len(c)
+        words = max(1, (self.npages + 63) // 64)
+        # slice i holds words [words i / k, words (i + 1) / k): every slice that may hold one
+        # of the words, and one more on each side
+        i0 = max(0, (max(0, lo) >> 6) * k // words - 1)
+        i1 = min(k, ((hi + 63) >> 6) * k // words + 2)
+        c[i0:i1] = 0
 
     def new_planes(self) -> None:
         """Forget lazily held references and residency: the planes were replaced."""
@@ -206,6 +231,7 @@ class Guest:
         self.pending_seq.clear()
         self.settled.clear()
         self.page_gen += 1
+        self.residency_changed()
 
     def flush_pending(self) -> None:
         """Apply the references held back to the bit-planes: hits on resident pages, then the
@@ -220,10 +246,12 @@ class Guest:
             K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
             if new:
                 K.instantiate_random(self.planes, lo, hi, int(new), self.relocating, self.rng)
+                self.residency_changed(lo, hi)
         for (lo, hi), (start, count, write) in sorted(self.pending_seq.items()):
             if self.relocating and write:
                 self.note_changes(lo, hi)
             K.touch_range(self.planes, lo, hi, start, count, bool(write), self.relocating)
+            self.residency_changed(lo, hi)
         self.pending.clear()
         self.pending_seq.clear()
 

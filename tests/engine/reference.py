@@ -138,12 +138,13 @@ def steal_pages(b, npages, cursor, want, take_ref, xstor_free, dasd_writes, slot
     """Reference of ``K.steal_pages``: the clock, one page at a time."""
     nwords = (npages + 63) // 64
     to_x = to_dw = to_dc = alloc = rel = stolen = words = 0
-    blocked = False
+    blocked = seen = False
     w = cursor if 0 <= cursor < nwords else 0
     while words < nwords and stolen < want:
         pages = range(w * 64, min(w * 64 + 64, npages))
         res = [i for i in pages if b[K.CEN][i]]
         if res:
+            seen = True
             if take_ref:
                 cand = res
             else:
@@ -185,5 +186,6 @@ def steal_pages(b, npages, cursor, want, take_ref, xstor_free, dasd_writes, slot
                 break
         words += 1
         w = (w + 1) % nwords
-    # one write I/O per page written (a page at a time: blocks of one)
-    return [to_x, to_dw, to_dc, alloc, rel, w, int(blocked), words, to_dw]
+    # one write I/O per page written (a page at a time: blocks of one); whether a resident
+    # page was met at all
+    return [to_x, to_dw, to_dc, alloc, rel, w, int(blocked), words, to_dw, int(seen)]

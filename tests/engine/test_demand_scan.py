@@ -58,3 +58,50 @@ def test_the_guest_dormant_longest_gives_its_pages_first() -> None:
     assert 0 < out["IDLE2"] < 0.5 * have["IDLE2"]
     # the two that went idle last keep all their pages: no even spread
     assert out["IDLE3"] == out["IDLE4"] == 0
+
+
+def test_a_slice_found_empty_gives_pages_again_once_they_are_touched_there() -> None:
+    """The demand scan does not go round a slice of a guest again while it is known to hold no
+    resident page; pages the guest touches there later are found and taken as before."""
+    sim = Simulation(loads_scenario('''
+format = "ssisim-scenario"
+version = 1
+name = "slices found empty"
+[run]
+seed = 5
+duration_s = 60
+step_s = 1
+[[member]]
+name = "VMA"
+cpus = 4
+central = "8G"
+xstor = "8G"
+[[guest]]
+userid = "LNX1"
+member = "VMA"
+storage = "4G"
+workload = { type = "seqtouch", buffer_mb = 200, rate_pages_s = 200000 }
+''', "slices.toml"))
+    sim.run_until(3)
+    g, m = sim.guests["LNX1"], sim.members["VMA"]
+    assert len(g.steal_cursors) == 16  # one hand per 256 MB
+    io = [1e9]
+
+    def take_all() -> int:
+        took = 0
+        while g.n_cen:  # a steal takes a share from each slice a round: several rounds
+            got, _ = sim.pager.steal_from(m, g, g.n_cen, True, io)
+            assert got > 0
+            took += got
+        return took
+
+    assert take_all() > 0
+    assert g.slice_clear[1:].all()  # went round every slice the walk never reached
+    # the walk now covers the whole guest: its pages come back in every slice
+    sim.execute("WORKLOAD LNX1 START SEQTOUCH BUFFER_MB 4000 RATE_PAGES_S 400000")
+    sim.run_until(8)
+    assert not g.slice_clear.any()
+    resident = g.n_cen
+    assert resident > 3 * 262144  # more than 3 GB: in the slices found empty before
+    assert take_all() == resident  # found wherever the walk left them
+    assert sim.verify() == []
