@@ -33,9 +33,9 @@ class LGRModel:
     41,942,816 pages, nearly 25 GB per pass in passes 2 to 6.
     """
 
-    #: DAT-table scan per pass, CPU seconds per GB of *defined* storage. The idle guest's two
-    #: quiesce passes move almost nothing yet take 8.71 s for 100 GB, 0.0435 s per GB and pass;
-    #: of that, the scan's status records (below) take 0.0039 s over capacity 18.
+    #: DAT-table scan per pass, CPU seconds (at cpu_speed 1) per GB of *defined* storage. The
+    #: idle guest's two quiesce passes move almost nothing yet take 8.71 s for 100 GB, 0.0435 s
+    #: per GB and pass; of that, the scan's status records (below) take 0.0039 s over capacity 18.
     dat_scan_s_per_gb: float = 0.0396
     #: Bytes of status the scan sends over the link per page of defined storage (the page's
     #: change and key state). Makes the quiesce of an idle guest grow as the link gets slower.
@@ -96,10 +96,12 @@ def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
     return gbps * 1e9 / 8 / 4096
 
 
-def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MODEL) -> float:
-    """Seconds one pass spends scanning the guest's DAT tables and sending their status."""
+def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MODEL,
+           cpu_speed: float = 1.0) -> float:
+    """Seconds one pass spends scanning the guest's DAT tables (CPU work of the source, whose
+    processors have ``cpu_speed``) and sending their status."""
     link_bytes_s = link_pages_per_s(link, model) * 4096 / sharers
-    return npages / PAGES_PER_GB * model.dat_scan_s_per_gb + \
+    return npages / PAGES_PER_GB * model.dat_scan_s_per_gb / cpu_speed + \
         npages * model.scan_bytes_per_page / link_bytes_s
 
 
@@ -304,7 +306,8 @@ class RelocationEngine(MoveEngine[Relocation]):
             g.lgr_words = None
         r.send_left = to_send
         r.cursor = 0
-        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1), self.model)
+        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1), self.model,
+                               self.sim.members[r.source].cfg.cpu_speed)
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -539,7 +542,8 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
         share = self.sharers.get(r, 1)
-        return 2 * scan_s(r.guest.npages, r.link, share, self.model) + \
+        return 2 * scan_s(r.guest.npages, r.link, share, self.model,
+                          self.sim.members[r.source].cfg.cpu_speed) + \
             dirty * share / link_pages_per_s(r.link, self.model)
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:

@@ -149,3 +149,23 @@ def test_relocations_share_a_members_processors() -> None:
 
     # eight relocations' DAT scans on two processors take four times as long as on eight
     assert longest(2) > longest(16) * 1.5
+
+
+def test_faster_processors_scan_a_guests_dat_tables_sooner() -> None:
+    """An idle guest's quiesce is two DAT-table scans: CPU work of the source, shorter on
+    faster processors, while the status records on the link take as long as before."""
+    text = find_scenario("reference/lgr-idle").read_text(encoding="utf-8")
+
+    def quiesce(speed: float) -> float:
+        fast = text.replace('name = "SRC"\n', f'name = "SRC"\ncpu_speed = {speed}\n', 1)
+        assert fast != text or speed == 1
+        sim = Simulation(loads_scenario(fast))
+        sim.run_until(120)
+        (r,) = build_summary(sim)["relocations"]
+        assert r["result"] == "relocated"
+        return r["quiesce_s"]
+
+    ref, fast = quiesce(1), quiesce(2)
+    assert ref == pytest.approx(8.71, abs=0.05)  # the published idle guest
+    # 8.71 s is 2 x (3.96 s of scanning + 0.39 s of status over capacity 18)
+    assert fast == pytest.approx(2 * (3.96 / 2 + 0.39), abs=0.1)
