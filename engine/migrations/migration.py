@@ -46,9 +46,14 @@ class MoveRecord:
     @property
     def quiesce_s(self) -> float:
         """Downtime: seconds the guest was (or has been) stopped."""
+        return self.quiesced_until(None)
+
+    def quiesced_until(self, now: float | None) -> float:
+        """Seconds the guest was stopped; for a move still under way at ``now``, stopped so
+        far (0 before its quiesce)."""
         if self.t_quiesce is None:
             return 0.0
-        end = self.t_end if self.t_end is not None else self.t_quiesce
+        end = self.t_end if self.t_end is not None else max(self.t_quiesce, now or 0.0)
         return end - self.t_quiesce
 
 
@@ -103,7 +108,7 @@ class Migration(MoveRecord):
             "result": self.result or self.state, "message": self.message,
             "passes": len(self.passes), "unit": self.unit,
             f"{self.unit}_moved": self.units_moved,
-            "quiesce_s": round(self.quiesce_s, 3),
+            "quiesce_s": round(self.quiesced_until(now), 3),
             "relocation_s": round(end - self.t_start, 3), "ended": ended,
             "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},

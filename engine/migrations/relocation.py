@@ -235,7 +235,7 @@ class Relocation(MoveRecord):
             "guest": self.guest.userid, "source": self.source, "destination": self.dest,
             "options": self.options.describe(), "result": self.result or self.state,
             "message": self.message, "passes": len(self.passes),
-            "pages_moved": self.pages_moved, "quiesce_s": round(self.quiesce_s, 3),
+            "pages_moved": self.pages_moved, "quiesce_s": round(self.quiesced_until(now), 3),
             "cpu_s": round(self.cpu_s, 3),
             "relocation_s": round(end - self.t_start, 3), "ended": ended,
             "start_s": round(self.t_start, 3),

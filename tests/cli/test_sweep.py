@@ -136,7 +136,8 @@ def test_a_chart_of_each_measure_is_drawn(capsys, tmp_path: Path):
 
 def test_a_relocation_the_run_ended_before_has_no_time_in_the_table(capsys, tmp_path: Path):
     """A run that ends 10 s into a relocation: the run's summary gives the time so far and says
-    the move had not ended (never 0 s), and a sweep shows no relocation time for it."""
+    the move had not ended (never 0 s), and a sweep shows no relocation time for it; one that
+    ends during the quiesce gives the time the guest has been stopped so far."""
     short = tmp_path / "short.toml"
     short.write_text(IDLE.read_text(encoding="utf-8").replace("duration_s = 120",
                                                               "duration_s = 70"),
@@ -151,11 +152,22 @@ def test_a_relocation_the_run_ended_before_has_no_time_in_the_table(capsys, tmp_
     (line,) = [ln for ln in out.splitlines() if ln.startswith("LNX100 SRC->DST")]
     assert f">{rel['relocation_s']:.2f}" in line
     rc, out, err = call(capsys, "sweep", str(short), "--vary", "run.duration_s=70,120",
-                        "--measure", "relocation_s", "--measure", "relocations_done",
-                        "--csv", str(tmp_path / "t.csv"), "-q", "--workers", "1", "--no-store")
+                        "--measure", "relocation_s", "--measure", "quiesce_s", "--measure",
+                        "relocations_done", "--csv", str(tmp_path / "t.csv"), "-q", "--workers",
+                        "1", "--no-store")
     assert rc == 0, err
     with (tmp_path / "t.csv").open(encoding="utf-8") as f:
         rows = {r["run.duration_s"]: r for r in csv.DictReader(f)}
     assert rows["70"]["relocation_s mean"] in ("", "-")
     assert float(rows["70"]["relocations_done mean"]) == 0
     assert float(rows["120"]["relocation_s mean"]) == pytest.approx(22.5, abs=0.5)
+    # ended 4 s into the quiesce (its last 8.7 s): the guest has been stopped 4 s so far
+    rel_s, q_s = float(rows["120"]["relocation_s mean"]), float(rows["120"]["quiesce_s mean"])
+    cut = rel["start_s"] + rel_s - q_s + 4
+    during = tmp_path / "during.toml"
+    during.write_text(short.read_text(encoding="utf-8").replace(
+        "duration_s = 70", f"duration_s = {cut:.3f}"), encoding="utf-8")
+    rc, js, err = call(capsys, "run", str(during), "--json", "-", "--no-store", "-q")
+    assert rc == 0, err
+    (rel,) = json.loads(js)["relocations"]
+    assert rel["ended"] is False and rel["quiesce_s"] == pytest.approx(4.0, abs=1.0)
