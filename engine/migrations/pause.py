@@ -71,9 +71,9 @@ class PauseModel:
     #: BEGIN comes no sooner (published: 3 s after BEGIN).
     tcp_retransmit_s: float = 3.0
     #: Logoff cleanup, per page in central storage: its frame is cleared before it is reused,
-    #: seconds. Derived: the 2 TB guest had all of its 2002 GB in central storage (no paging)
-    #: and its cleanup took 565 s before the cleanup-state change: 565 s / (2002 x 262,144
-    #: pages) = 1.08 us a frame, about 3.8 GB/s.
+    #: seconds (CP's work on one processor, at cpu_speed 1). Derived: the 2 TB guest had all of
+    #: its 2002 GB in central storage (no paging) and its cleanup took 565 s before the
+    #: cleanup-state change: 565 s / (2002 x 262,144 pages) = 1.08 us a frame, about 3.8 GB/s.
     clear_frame_s: float = 565.0 / (2002.0 * PAGES_PER_GB)
     #: Logoff cleanup, per DASD slot or XSTOR block the guest held: it is only marked free in
     #: its allocation map, no data is touched, seconds. Assumed 0.1 us: reading the page's entry
@@ -202,6 +202,8 @@ class PauseEngine:
         self.model = model
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
+        #: processors' worth of storage resets under way on each member in the current step
+        self.cleanup_cpus: dict[str, float] = {}
         self.logons: list[Logon] = []
         self.active: dict[str, Pause] = {}
         self.booting: dict[str, Logon] = {}
@@ -465,8 +467,10 @@ class PauseEngine:
         assert g.member is not None
         t = self.sim.t
         m = self.model
+        # CP's work on one processor of the member, as fast as its processors are
+        speed = self.sim.members[g.member].cfg.cpu_speed
         c = Cleanup(g.userid, g.member, inline, t, t, float(g.n_cen), float(g.n_xst),
-                    float(g.n_slot), m.clear_frame_s, m.release_slot_s)
+                    float(g.n_slot), m.clear_frame_s / speed, m.release_slot_s / speed)
         c.detach_until = t + c.seconds_left if inline else \
             t + m.detach_s_per_tb * g.npages / (1024 * PAGES_PER_GB)
         self.cleanups.append(c)
@@ -489,13 +493,19 @@ class PauseEngine:
 
     def advance_cleanups(self, dt: float) -> None:
         """Do ``dt`` seconds of every departing guest's reset; frames, XSTOR blocks and slots
-        come back as it goes (frames to the free frames, where a guest logging on finds them)."""
+        come back as it goes (frames to the free frames, where a guest logging on finds them).
+
+        Each reset is CP's work on one processor of its member while it runs: system work, it
+        comes before the guests' (``cleanup_cpus``, processors' worth in this step)."""
+        self.cleanup_cpus = {}
         for c in self.cleanups:
             if c.t_end is not None:
                 continue
             m = self.sim.members[c.member]
             work = c.seconds_left
             done = 1.0 if work <= dt else dt / work
+            self.cleanup_cpus[c.member] = self.cleanup_cpus.get(c.member, 0.0) + \
+                (min(work, dt) / dt if dt > 0 else 0.0)
             for tier in ("central", "xstor", "slots"):
                 have = getattr(c, tier)
                 take = have if done >= 1.0 else have * done

@@ -202,3 +202,34 @@ def test_a_logged_on_guest_boots_before_its_workload_runs():
     sim.run_until(MODEL.boot_s + 5)
     active = seconds(sim, "ACTIVE", "LATE")
     assert MODEL.boot_s <= active < MODEL.boot_s + 2
+
+
+def test_a_cleanup_is_cp_work_on_one_processor_before_the_guests() -> None:
+    """Resetting a departed guest's storage is CP's work on one processor: faster processors
+    clear its frames sooner, and while it runs the guests share one processor less."""
+    def run(cpu_speed: float) -> tuple[float, list[float]]:
+        big = GuestConfig(userid="BIG", member="LPAR1", storage_pages=size_to_pages("6G"),
+                          vcpus=4, workload=WorkloadSpec("seqtouch", {
+                              "buffer_mb": 6144, "write": 1, "rate_pages_s": 1_000_000}))
+        # a guest that wants every processor of the member
+        hog = GuestConfig(userid="HOG", member="LPAR1", storage_pages=size_to_pages("256M"),
+                          vcpus=4, workload=WorkloadSpec("randchange", {"fraction": 0.05}))
+        m = member(central="8G")
+        m = MemberConfig(**{**m.__dict__, "cpu_speed": cpu_speed})
+        sim = Simulation(ScenarioConfig(name="cleanup cpu", members=[m], guests=[big, hog],
+                                        seed=11, step_s=0.1, duration_s=3600))
+        sim.run_until(30)
+        sim.execute("FORCE BIG")
+        rates = []
+        for _ in range(5):  # while the reset goes on
+            sim.step()
+            rates.append(sim.guests["HOG"].cpu_rate)
+        sim.run_until(60)
+        return seconds(sim, "CLEANUP_DONE", "BIG"), rates
+
+    slow, during = run(1.0)
+    fast, _ = run(2.0)
+    assert slow == pytest.approx(6144 * 256 * MODEL.clear_frame_s, rel=0.05)
+    assert fast == pytest.approx(slow / 2, rel=0.05)
+    # the hog asks for all 4 processors and gets the 3 the reset leaves
+    assert max(during) == pytest.approx(3.0, abs=0.01)
