@@ -433,9 +433,8 @@ class Simulation:
         # CP's own work comes first (relocation, storage resets after logoffs, and its paging
         # at the pace of the last step); CP's path for the guests' virtual I/O is part of each
         # guest's share
-        cp_cpus = min(m.cp_paging_cpus + self.pause.cleanup_cpus.get(m.name, 0.0), m.cfg.cpus)
-        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0) + cp_cpus * dt,
-                             self.models.vio.cp_cpu_per_io_s)
+        alloc = allocate_cpu(m, runnable, dt, self.reloc.cpu_s.get(m.name, 0.0)
+                             + min(m.cp_cpus, m.cfg.cpus) * dt, self.models.vio.cp_cpu_per_io_s)
         io_left = self.io_left[m.name]
         wait = self.dasd_wait_s(m)
         for g in guests:
@@ -479,7 +478,7 @@ class Simulation:
         paging_cpu_s = moved * self.models.paging.cp_cpu_per_page_s / m.cfg.cpu_speed
         m.cp_paging_cpus = paging_cpu_s / dt
         used = m.cpu_used_step + paging_cpu_s + self.reloc.cpu_s.get(m.name, 0.0) + \
-            m.vio_cpu_step + self.pause.cleanup_cpus.get(m.name, 0.0) * dt
+            m.vio_cpu_step + m.cleanup_cpus * dt
         m.cpu_util = min(1.0, used / cpu_cap) if cpu_cap > 0 else 0.0
         m.cpu_used_step = 0.0
         m.vio_cpu_step = 0.0

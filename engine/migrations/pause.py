@@ -202,8 +202,6 @@ class PauseEngine:
         self.model = model
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
-        #: processors' worth of storage resets under way on each member in the current step
-        self.cleanup_cpus: dict[str, float] = {}
         self.logons: list[Logon] = []
         self.active: dict[str, Pause] = {}
         self.booting: dict[str, Logon] = {}
@@ -496,16 +494,16 @@ class PauseEngine:
         come back as it goes (frames to the free frames, where a guest logging on finds them).
 
         Each reset is CP's work on one processor of its member while it runs: system work, it
-        comes before the guests' (``cleanup_cpus``, processors' worth in this step)."""
-        self.cleanup_cpus = {}
+        comes before the guests' (``Member.cleanup_cpus``, processors' worth in this step)."""
+        for m in self.sim.members.values():
+            m.cleanup_cpus = 0.0
         for c in self.cleanups:
             if c.t_end is not None:
                 continue
             m = self.sim.members[c.member]
             work = c.seconds_left
             done = 1.0 if work <= dt else dt / work
-            self.cleanup_cpus[c.member] = self.cleanup_cpus.get(c.member, 0.0) + \
-                (min(work, dt) / dt if dt > 0 else 0.0)
+            m.cleanup_cpus += min(1.0, work / dt) if dt > 0 else 0.0
             for tier in ("central", "xstor", "slots"):
                 have = getattr(c, tier)
                 take = have if done >= 1.0 else have * done

@@ -107,9 +107,10 @@ def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MO
 
 def cp_stretch(m: Member, tasks: int) -> float:
     """How much longer a relocation's CPU-bound work takes on ``m`` with ``tasks`` relocation
-    tasks beside CP's paging: 1 while CP's work fits on the member's processors, else the
-    processors CP asks for over those it has (CP's tasks share them in proportion)."""
-    return max(1.0, (tasks + m.cp_paging_cpus) / m.cfg.cpus)
+    tasks beside CP's other work (``Member.cp_cpus``: paging, storage resets): 1 while CP's
+    work fits on the member's processors, else the processors CP asks for over those it has
+    (CP's tasks share them in proportion)."""
+    return max(1.0, (tasks + m.cp_cpus) / m.cfg.cpus)
 
 
 def ordering_fraction(link: LinkConfig) -> float:
@@ -324,9 +325,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.sharers = {r: sharing[tuple(sorted(r.link.members))] for r in act}
         # each relocation is a CP task on one processor of each member at a time. CP's work
         # runs before the guests' (who lose what it uses), but CP's own tasks share the
-        # processors among them: when the relocations and CP's paging (at the pace of the
-        # member's last step) ask for more processors than the member has, each gets its
-        # part, and the relocations' CPU-bound work (the DAT scan, staging) stretches by as much
+        # processors among them: when the relocations and CP's paging and storage resets (at
+        # the pace of the member's last step) ask for more processors than the member has, each
+        # gets its part, and the relocations' CPU-bound work (the DAT scan, staging) stretches
+        # by as much
         tasks: dict[str, int] = {}
         for r in act:
             for name in (r.source, r.dest):

@@ -327,6 +327,9 @@ class Member:
         #: processors' worth of CP's own paging work (demand scan, page writes, XSTOR
         #: migration) in the member's last step: system work, like relocation
         self.cp_paging_cpus = 0.0
+        #: processors' worth of storage resets after logoffs in the current step (one each
+        #: while it runs): system work too
+        self.cleanup_cpus = 0.0
         self.dasd_full_reported = False
         self.half_full_reported = False
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
@@ -348,6 +351,12 @@ class Member:
     def free_frames(self) -> int:
         """Frames not holding a guest page."""
         return self.frames - self.resident
+
+    @property
+    def cp_cpus(self) -> float:
+        """Processors' worth of CP's own work besides relocations (paging, storage resets),
+        served before the guests'."""
+        return self.cp_paging_cpus + self.cleanup_cpus
 
     @property
     def xstor_free(self) -> int:
