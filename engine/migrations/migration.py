@@ -51,10 +51,16 @@ class MoveRecord:
     def quiesced_until(self, now: float | None) -> float:
         """Seconds the guest was stopped; for a move still under way at ``now``, stopped so
         far (0 before its quiesce)."""
-        if self.t_quiesce is None:
-            return 0.0
-        end = self.t_end if self.t_end is not None else max(self.t_quiesce, now or 0.0)
-        return end - self.t_quiesce
+        return 0.0 if self.t_quiesce is None else self._since(self.t_quiesce, now)
+
+    def took_until(self, now: float | None) -> float:
+        """Seconds the move took; for one still under way at ``now`` (the run's end), its time
+        so far: a lower bound, never 0."""
+        return self._since(self.t_start, now)
+
+    def _since(self, t0: float, now: float | None) -> float:
+        end = self.t_end if self.t_end is not None else max(t0, now or 0.0)
+        return end - t0
 
 
 @dataclass
@@ -98,10 +104,6 @@ class Migration(MoveRecord):
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The migration as the JSON summary carries it (the fields of a relocation)."""
-        # one still under way at ``now`` (the run's end) has run so long so far and has
-        # not ended: its time is a lower bound, never 0
-        ended = self.t_end is not None
-        end = self.t_end if self.t_end is not None else max(self.t_start, now or 0.0)
         return {
             "kind": self.kind, "guest": self.guest.userid, "source": self.source,
             "destination": self.dest, "options": self.options,
@@ -109,7 +111,7 @@ class Migration(MoveRecord):
             "passes": len(self.passes), "unit": self.unit,
             f"{self.unit}_moved": self.units_moved,
             "quiesce_s": round(self.quiesced_until(now), 3),
-            "relocation_s": round(end - self.t_start, 3), "ended": ended,
+            "relocation_s": round(self.took_until(now), 3), "ended": self.t_end is not None,
             "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "cost": {k: round(v, 4) for k, v in sorted(self.cost.items())},

@@ -228,17 +228,13 @@ class Relocation(MoveRecord):
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The relocation as the JSON summary carries it."""
-        # one still under way at ``now`` (the run's end) has run so long so far and has
-        # not ended: its time is a lower bound, never 0
-        ended = self.t_end is not None
-        end = self.t_end if self.t_end is not None else max(self.t_start, now or 0.0)
         return {
             "guest": self.guest.userid, "source": self.source, "destination": self.dest,
             "options": self.options.describe(), "result": self.result or self.state,
             "message": self.message, "passes": len(self.passes),
             "pages_moved": self.pages_moved, "quiesce_s": round(self.quiesced_until(now), 3),
             "cpu_s": round(self.cpu_s, 3),
-            "relocation_s": round(end - self.t_start, 3), "ended": ended,
+            "relocation_s": round(self.took_until(now), 3), "ended": self.t_end is not None,
             "start_s": round(self.t_start, 3),
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
