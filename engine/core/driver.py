@@ -71,8 +71,14 @@ class WorkloadDriver:
         defer = self.world.defer_touches
         # what the virtual CPUs can do in the step: each region gets its share of it
         budget = min(cpu_s * speed, g.cfg.vcpus * dt)
+        # the regions' walks run one after another here but at the same time in the guest (a
+        # toucher per virtual CPU): each may use of the guest's paging I/O its share of what is
+        # left, as the guests do of the member's (what it leaves goes to those after it)
+        shares_left = sum(r.budget_share for r in plans)
         for i, r in enumerate(plans):
             key = r.key
+            io_share = r.budget_share / shares_left if shares_left > 0 else 1.0
+            shares_left -= r.budget_share
             if r.log_q < 0 and defer:
                 done = self._defer_random(m, g, r, budget)
                 if done is not None:
@@ -110,17 +116,19 @@ class WorkloadDriver:
             budget_cpu = cpu_s * speed * r.budget_share
             budget_wall = g.cfg.vcpus * dt * r.budget_share
             cover = r.max_cover
+            part = [io_left[0] * min(1.0, io_share)]
+            given = part[0]
             for _refill in range(MAX_REFILLS):
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
                     budget_cpu, budget_wall, r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
-                    wait, pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, io_left[0], block),
+                    wait, pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, part[0], block),
                     g.relocating, g.rng, out, block,
                 )
                 touches = int(out[K.T_TOUCHES])
                 cur[0] = int(out[K.T_CURSOR])
                 cur[1] = int(out[K.T_NEXT])
-                faults = self.account_touches(m, g, io_left)
+                faults = self.account_touches(m, g, part)
                 units += touches * r.units_per_touch
                 cpu_used += out[K.T_CPU_S] / speed
                 budget_cpu -= out[K.T_CPU_S]
@@ -134,8 +142,9 @@ class WorkloadDriver:
                     g.settled[key] = g.page_gen
                 if stop != K.STOP_FRAMES:
                     break
-                if self.pager.make_room(m, io_left, dt) == 0:
+                if self.pager.make_room(m, part, dt) == 0:
                     break
+            io_left[0] -= given - part[0]
         g.units_acc += units
         g.units_total += units
         unit = w.unit

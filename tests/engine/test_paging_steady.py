@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import statistics
 
+import numpy as np
 import pytest
 
 from ssisim.engine import Simulation, loads_scenario
+from ssisim.engine.kernels import pages as K
 
 SCENARIO = '''
 format = "ssisim-scenario"
@@ -100,3 +102,45 @@ def test_the_paging_pace_does_not_hang_on_the_step():
     whole = sum(per_step(1, 1.0, 80, 140)["busy"])
     half = sum(per_step(1, 0.5, 80, 140)["busy"])
     assert half == pytest.approx(whole, rel=0.1)
+
+
+TOUCHERS = '''
+format = "ssisim-scenario"
+version = 1
+name = "eight touchers"
+[run]
+seed = 5
+duration_s = 60
+step_s = 1
+sample_s = 10
+[[member]]
+name = "M1"
+cpus = 8
+central = "1G"
+  [[member.volume]]
+  volid = "PG0001"
+  size = "8G"
+  kind = "eckd"
+[[guest]]
+userid = "LNX1"
+member = "M1"
+storage = "4G"
+vcpus = 8
+workload = { type = "seqtouch", buffer_mb = 2048, instances = 8 }
+'''
+
+
+def test_each_toucher_of_a_guest_gets_its_part_of_the_paging_io() -> None:
+    """Eight touchers, one per virtual CPU, fault at the same time and their reads share the
+    devices' queue: none of them waits for the others to be served first. (Walked one after
+    another within a step, the first touchers took the guest's whole paging I/O and the last
+    three never got a page in.)"""
+    sim = Simulation(loads_scenario(TOUCHERS))
+    sim.run_until(60)
+    g = sim.guests["LNX1"]
+    assert g.counters.dasd_in > 0  # the touchers page
+    resident = np.unpackbits(np.ascontiguousarray(g.planes[:, K.CEN]).view(np.uint8),
+                             bitorder="little")
+    part = 2048 * 256 // 8
+    shares = [float(resident[i * part:(i + 1) * part].mean()) for i in range(8)]
+    assert min(shares) > 0.1, shares
