@@ -17,7 +17,7 @@ import numpy as np
 from ..basics.config import LinkConfig
 from ..basics.units import PAGES_PER_GB, format_size
 from ..kernels import pages as K
-from ..world.paging import io_budget, io_units
+from ..world.paging import io_budget, io_units, moves_io_share
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
 from .migration import MoveEngine, MoveRecord
@@ -255,6 +255,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.model = model
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self.sharers: dict[Relocation, int] = {}
+        self.io_for_moves: dict[str, list[float]] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
         self.cpu_stretch: dict[Relocation, float] = {}
         #: CPU seconds relocation work took on each member in the current step (system work:
@@ -331,6 +332,11 @@ class RelocationEngine(MoveEngine[Relocation]):
                 tasks[name] = tasks.get(name, 0) + 1
         self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], tasks[r.source])
                             for r in act}
+        # the relocations run before the guests, but the guests' page faults come first on the
+        # paging devices: the relocations' reads get the part the faulting virtual CPUs leave
+        members = self.sim.members
+        self.io_for_moves = {name: [moves_io_share(members[name]) * members[name].io_capacity_s
+                                    * dt] for name in {r.source for r in act}}
         for r in act:
             self._advance_one(r, dt, self.sharers[r])
 
@@ -401,8 +407,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                 if order > 0 and "link:ordering" not in r.active_throttles:
                     self._throttle(r, "link", "ordering", True)
                 out = self._out
+                mine = self.io_for_moves[src.name]
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
-                             io_budget(src, io_left[src.name][0], 1), frames, out)
+                             io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 if sent:
@@ -418,8 +425,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                 dst.resident += new
                 dst.xstor_used -= int(out[K.X_DST_XSTOR_FREED])
                 dst.slots_used -= int(out[K.X_DST_SLOTS_FREED])
-                io_left[src.name][0] -= io_units(src, int(out[K.X_FROM_DASD]),
-                                                 int(out[K.X_FROM_DASD]))
+                read = io_units(src, int(out[K.X_FROM_DASD]), int(out[K.X_FROM_DASD]))
+                io_left[src.name][0] -= read
+                mine[0] -= read
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
                 used = min(left, sent * per_page)
                 left -= used

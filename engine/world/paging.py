@@ -80,6 +80,22 @@ def dasd_wait_s(m: Member, block: int = 1) -> float:
     return served * max(1.0, m.faulting_vcpus / max(1, m.io_concurrency))
 
 
+def moves_io_share(m: Member) -> float:
+    """The share of ``m``'s paging I/O a relocation's reads of its guest's pages on DASD may
+    use beside the guests' page faults: for storage, existing work comes first.
+
+    Each faulting virtual CPU holds one of the devices' places with its read (``dasd_wait_s``);
+    the relocation keeps as many reads queued as places are left, and one when none is (CP
+    throttles it while the paging queue is deep, but it waits its turn in it): of
+    ``concurrency`` places with ``f`` faulting, ``max(1, concurrency - f)`` requests served
+    beside ``f`` (the same closed queue as the faults').
+    """
+    conc = max(1, m.io_concurrency)
+    busy = m.faulting_vcpus
+    mine = max(1, conc - busy)
+    return mine / max(conc, busy + mine)
+
+
 def io_units(m: Member, ios: int, pages: int) -> float:
     """Paging I/O budget ``ios`` I/Os moving ``pages`` pages use on ``m``: a service time each
     (which covers one page), and the transfer of each further page at the devices' rate (the

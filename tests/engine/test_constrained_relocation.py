@@ -75,6 +75,18 @@ def test_a_short_source_relocates_more_slowly_the_slower_its_paging() -> None:
     assert 0 < held[0] < held[1] < held[2]
 
 
+def test_the_guests_page_faults_come_before_the_relocations_reads() -> None:
+    """For storage, existing work comes first: a relocation reads its guest's pages on DASD
+    with the places in the paging devices' queue that the guests' faulting virtual CPUs leave.
+    The more virtual CPUs fault on the source, the slower the relocation (it used to read
+    first, and went as fast either way)."""
+    hog = 'userid = "HOG"\nmember = "SRC"\n'
+    two = relocation(source_short("8G", 2.0))  # 2 faulting virtual CPUs, 4 places
+    four = relocation(source_short("8G", 2.0).replace(hog, hog + "vcpus = 3\n"))
+    roomy = relocation(source_short("32G", 2.0))
+    assert roomy["relocation_s"] * 5 < two["relocation_s"] < four["relocation_s"]
+
+
 def short_destination(service_ms: float, step_s: float = 1.0) -> str:
     text = find_scenario("lgr-short-destination").read_text(encoding="utf-8")
     head, _, tail = text.partition('name = "MEMB2"')
