@@ -135,6 +135,8 @@ class WorkloadDriver:
                 budget_wall -= out[K.T_WALL_S]
                 cover -= int(out[K.T_COVERED])
                 stop = int(out[K.T_STOP])
+                if stop == K.STOP_DASD:
+                    g.io_short = True
                 if stop in (K.STOP_DONE, K.STOP_BUDGET) and faults == 0 \
                         and g.n_cen == g.instantiated and self.world.defer_touches \
                         and g.settled.get(key) != g.page_gen \

@@ -441,6 +441,9 @@ class Simulation:
             if g.state == STOPPED:
                 self.driver.interrupts(m, g, dt, wait, io_left)
         before = m.counters.as_tuple()
+        reads_before = [g.counters.dasd_in for g in runnable]
+        for g in runnable:
+            g.io_short = False
         if runnable:
             k = self._rotate % len(runnable)
             order = runnable[k:] + runnable[:k]
@@ -458,6 +461,10 @@ class Simulation:
                     self.driver.run(m, g, rest, share * rest / dt, wait, part)
                     io_left[0] -= given - part[0]
                 vcpus_left -= g.cfg.vcpus
+        m.fault_places = sum(
+            float(g.cfg.vcpus) if g.io_short
+            else min(float(g.cfg.vcpus), (g.counters.dasd_in - r0) * wait / dt)
+            for g, r0 in zip(runnable, reads_before))
         for g in guests:
             g.units_step = g.units_acc / dt
             g.units_acc = 0.0

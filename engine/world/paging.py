@@ -84,15 +84,16 @@ def moves_io_share(m: Member) -> float:
     """The share of ``m``'s paging I/O a relocation's reads of its guest's pages on DASD may
     use beside the guests' page faults: for storage, existing work comes first.
 
-    Each faulting virtual CPU holds one of the devices' places with its read (``dasd_wait_s``);
-    the relocation keeps as many reads queued as places are left, and one when none is (CP
-    throttles it while the paging queue is deep, but it waits its turn in it): of
-    ``concurrency`` places with ``f`` faulting, ``max(1, concurrency - f)`` requests served
+    A virtual CPU waiting for a page holds one of the devices' places with its read
+    (``dasd_wait_s``); ``Member.fault_places`` is how many the guests' reads held on average in
+    the member's last step. The relocation keeps as many reads queued as places are left, and
+    one when none is (CP throttles it while the paging queue is deep, but it waits its turn in
+    it): of ``concurrency`` places with ``f`` held, ``max(1, concurrency - f)`` requests served
     beside ``f`` (the same closed queue as the faults').
     """
     conc = max(1, m.io_concurrency)
-    busy = m.faulting_vcpus
-    mine = max(1, conc - busy)
+    busy = m.fault_places
+    mine = max(1.0, conc - busy)
     return mine / max(conc, busy + mine)
 
 

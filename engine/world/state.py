@@ -133,6 +133,8 @@ class Guest:
         self.ran_s = 0.0
         self.units_acc = 0.0
         self.cpu_rate = 0.0
+        #: its walks found the paging devices' I/O of the step used up (reads left waiting)
+        self.io_short = False
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
         self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
         self.episode_last_out = -1e30
@@ -319,6 +321,10 @@ class Member:
         #: virtual CPUs of the member's running guests with pages on DASD (worked out at the
         #: start of each of its steps): the most page reads that can be waited for at once
         self.faulting_vcpus = 0
+        #: page reads of the guests waiting in the paging devices on average over the last
+        #: step (Little's law: reads a second times their wait; all the virtual CPUs of a guest
+        #: whose reads found the devices' I/O used up): the places their faults hold
+        self.fault_places = 0.0
         self.io_util = 0.0
         self.cpu_util = 0.0
         self.cpu_used_step = 0.0  # guests' CPU seconds so far in the current step
