@@ -71,14 +71,8 @@ class WorkloadDriver:
         defer = self.world.defer_touches
         # what the virtual CPUs can do in the step: each region gets its share of it
         budget = min(cpu_s * speed, g.cfg.vcpus * dt)
-        # the regions' walks run one after another here but at the same time in the guest (a
-        # toucher per virtual CPU): each may use of the guest's paging I/O its share of what is
-        # left, as the guests do of the member's (what it leaves goes to those after it)
-        shares_left = sum(r.budget_share for r in plans)
         for i, r in enumerate(plans):
             key = r.key
-            io_share = r.budget_share / shares_left if shares_left > 0 else 1.0
-            shares_left -= r.budget_share
             if r.log_q < 0 and defer:
                 done = self._defer_random(m, g, r, budget)
                 if done is not None:
@@ -116,7 +110,13 @@ class WorkloadDriver:
             budget_cpu = cpu_s * speed * r.budget_share
             budget_wall = g.cfg.vcpus * dt * r.budget_share
             cover = r.max_cover
-            part = [io_left[0] * min(1.0, io_share)]
+            # the regions' walks run one after another here but at the same time in the guest
+            # (a toucher per virtual CPU): each may use of the guest's paging I/O its share of
+            # what is left, as the guests do of the member's (what it leaves goes to those after)
+            rest = sum(p.budget_share for p in plans)
+            for p in plans[:i]:
+                rest -= p.budget_share
+            part = [io_left[0] * (min(1.0, r.budget_share / rest) if rest > 0 else 1.0)]
             given = part[0]
             for _refill in range(MAX_REFILLS):
                 K.touch_region(

@@ -441,8 +441,10 @@ class Simulation:
             if g.state == STOPPED:
                 self.driver.interrupts(m, g, dt, wait, io_left)
         before = m.counters.as_tuple()
-        reads_before = [g.counters.dasd_in for g in runnable]
-        for g in runnable:
+        # (the places the guests' page reads hold: only a member with slots in use has reads)
+        paging = m.slots_used > 0
+        reads_before = [g.counters.dasd_in for g in runnable] if paging else []
+        for g in runnable if paging else ():
             g.io_short = False
         if runnable:
             k = self._rotate % len(runnable)
@@ -464,7 +466,7 @@ class Simulation:
         m.fault_places = sum(
             float(g.cfg.vcpus) if g.io_short
             else min(float(g.cfg.vcpus), (g.counters.dasd_in - r0) * wait / dt)
-            for g, r0 in zip(runnable, reads_before))
+            for g, r0 in zip(runnable, reads_before)) if paging else 0.0
         for g in guests:
             g.units_step = g.units_acc / dt
             g.units_acc = 0.0
