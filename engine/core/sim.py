@@ -428,8 +428,6 @@ class Simulation:
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
-        # (a member with no slot in use has no guest page on DASD)
-        m.faulting_vcpus = sum(g.cfg.vcpus for g in runnable if g.n_dsd) if m.slots_used else 0
         # CP's own work comes first (relocation, storage resets after logoffs, and its paging
         # at the pace of the last step); CP's path for the guests' virtual I/O is part of each
         # guest's share

@@ -63,30 +63,34 @@ class PagingWorld(World, Protocol):
 def dasd_wait_s(m: Member, block: int = 1) -> float:
     """How long a virtual CPU waits for a DASD page fault on ``m``: the devices' service time
     and the transfer of the ``block`` pages the I/O reads, and the wait for a device when more
-    virtual CPUs fault than the devices serve at once.
+    reads wait than the devices serve at once.
 
     A virtual CPU waiting for a page fault has one read outstanding and starts no other: the
-    faulting virtual CPUs and the devices are a closed queue. With no more of them than the
-    devices' concurrency (their queue depths; volumes on one device count once) each read is
-    served at once; with more, each waits its turn, ``n / concurrency`` service times (the
-    closed queue's asymptote when the virtual CPUs do little between faults). The step's paging
-    I/O budget (``Member.io_capacity_s``) bounds what the devices move in all. The wait does not
-    hang on the devices' use in the step before: that made a busy member's faults alternate
-    between floods and standstills from one step to the next.
+    faulting virtual CPUs and the devices are a closed queue. ``Member.fault_places`` is how
+    many reads the guests held in the devices on average in the member's last step (their reads
+    a second times their wait, Little's law; every virtual CPU of a guest whose reads found the
+    step's paging I/O used up). With no more than the devices' concurrency (their queue depths;
+    volumes on one device count once) each read is served at once; with more, each waits its
+    turn, ``n / concurrency`` service times (the closed queue's asymptote when the virtual CPUs
+    do little between faults). The step's paging I/O budget (``Member.io_capacity_s``) bounds
+    what the devices move in all. Virtual CPUs that keep faulting hold their places whatever
+    the wait (Little's law gives them back), so the figure does not swing from step to step as
+    the devices' use in the step before did (a busy member's faults alternated between floods
+    and standstills); a guest with pages on DASD that no longer faults holds none.
     """
     if m.service_s <= 0:
         return 0.01
     served = m.service_s * (1.0 + (block - 1) * m.xfer_ratio)
-    return served * max(1.0, m.faulting_vcpus / max(1, m.io_concurrency))
+    return served * max(1.0, m.fault_places / max(1, m.io_concurrency))
 
 
 def moves_io_share(m: Member) -> float:
     """The share of ``m``'s paging I/O a relocation's reads of its guest's pages on DASD may
     use beside the guests' page faults: for storage, existing work comes first.
 
-    A virtual CPU waiting for a page holds one of the devices' places with its read
-    (``dasd_wait_s``); ``Member.fault_places`` is how many the guests' reads held on average in
-    the member's last step. The relocation keeps as many reads queued as places are left, and
+    A virtual CPU waiting for a page holds one of the devices' places with its read;
+    ``Member.fault_places`` is how many the guests' reads held on average in the member's last
+    step (``dasd_wait_s``). The relocation keeps as many reads queued as places are left, and
     one when none is (CP throttles it while the paging queue is deep, but it waits its turn in
     it): of ``concurrency`` places with ``f`` held, ``max(1, concurrency - f)`` requests served
     beside ``f`` (the same closed queue as the faults').

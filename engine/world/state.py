@@ -318,9 +318,6 @@ class Member:
             if devs else 0.0
         #: I/Os the paging devices serve at once (volumes on one device count once)
         self.io_concurrency = sum(v.queue_depth for v in devs)
-        #: virtual CPUs of the member's running guests with pages on DASD (worked out at the
-        #: start of each of its steps): the most page reads that can be waited for at once
-        self.faulting_vcpus = 0
         #: page reads of the guests waiting in the paging devices on average over the last
         #: step (Little's law: reads a second times their wait; all the virtual CPUs of a guest
         #: whose reads found the devices' I/O used up): the places their faults hold

@@ -144,3 +144,58 @@ def test_each_toucher_of_a_guest_gets_its_part_of_the_paging_io() -> None:
     part = 2048 * 256 // 8
     shares = [float(resident[i * part:(i + 1) * part].mean()) for i in range(8)]
     assert min(shares) > 0.1, shares
+
+
+def idle_guests_with_pages_out() -> str:
+    """TOUCH walks 3 GB on a 3 GB member; eight guests touched 512 MB each, then went idle:
+    the demand scan took their pages first, and they stay on DASD."""
+    text = '''
+format = "ssisim-scenario"
+version = 1
+name = "idle guests with pages out"
+[run]
+seed = 4
+duration_s = 300
+step_s = 1
+[[member]]
+name = "M1"
+cpus = 8
+central = "3G"
+  [[member.volume]]
+  volid = "PG0001"
+  size = "16G"
+  kind = "eckd"
+[[guest]]
+userid = "TOUCH"
+member = "M1"
+storage = "4G"
+vcpus = 1
+workload = { type = "seqtouch", buffer_mb = 3072 }
+'''
+    for i in range(8):
+        text += f'''
+[[guest]]
+userid = "IDLE{i}"
+member = "M1"
+storage = "1G"
+vcpus = 2
+workload = {{ type = "seqtouch", buffer_mb = 512, rate_pages_s = 20000 }}
+[[timeline]]
+at_s = 30
+command = "WORKLOAD IDLE{i} START IDLE WSS_MB 1"
+'''
+    return text
+
+
+def test_idle_guests_with_pages_on_dasd_do_not_make_a_fault_wait() -> None:
+    """A read waits its turn behind the reads the devices already hold: the places the guests'
+    reads held in the member's last step (reads a second times their wait). Eight idle guests
+    with 16 virtual CPUs and pages on DASD hold none, so TOUCH's reads wait the volume's
+    service time, not 17 / 4 of it (as when every virtual CPU of a guest with a page on DASD
+    counted as waiting, and TOUCH walked ten times slower)."""
+    sim = Simulation(loads_scenario(idle_guests_with_pages_out()))
+    m = sim.members["M1"]
+    sim.run_until(300)
+    assert all(sim.guests[f"IDLE{i}"].n_dsd > 0 for i in range(8))
+    assert sim.guests["TOUCH"].counters.dasd_in > 0  # TOUCH pages
+    assert sim.dasd_wait_s(m) == pytest.approx(m.cfg.volumes[0].service_ms / 1000)
