@@ -135,8 +135,6 @@ class WorkloadDriver:
                 budget_wall -= out[K.T_WALL_S]
                 cover -= int(out[K.T_COVERED])
                 stop = int(out[K.T_STOP])
-                if stop == K.STOP_DASD:
-                    g.io_short = True
                 if stop in (K.STOP_DONE, K.STOP_BUDGET) and faults == 0 \
                         and g.n_cen == g.instantiated and self.world.defer_touches \
                         and g.settled.get(key) != g.page_gen \
@@ -339,6 +337,8 @@ class WorkloadDriver:
     def account_touches(self, m: Member, g: Guest, io_left: list[float]) -> int:
         """Book the pages the last touch kernel brought in; returns how many it did."""
         out = self.out
+        if int(out[K.T_STOP]) == K.STOP_DASD:
+            g.io_short = True  # reads left waiting: the step's paging I/O is used up
         new, xin, din = int(out[K.T_NEW]), int(out[K.T_XSTOR_IN]), int(out[K.T_DASD_IN])
         g.n_cen += new + xin + din
         g.n_xst -= xin

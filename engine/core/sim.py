@@ -442,8 +442,9 @@ class Simulation:
         # (the places the guests' page reads hold: only a member with slots in use has reads)
         paging = m.slots_used > 0
         reads_before = [g.counters.dasd_in for g in runnable] if paging else []
-        for g in runnable if paging else ():
-            g.io_short = False
+        if paging:
+            for g in runnable:
+                g.io_short = False
         if runnable:
             k = self._rotate % len(runnable)
             order = runnable[k:] + runnable[:k]
