@@ -443,19 +443,21 @@ class RelocationEngine(MoveEngine[Relocation]):
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
                 src_paging = stop == K.SEND_SRC_DASD
-                freed = 0
                 if dst_frames_short:
                     # the destination's demand scan makes room as the pages come in, as fast
                     # as its paging devices write (what is left of them this step)
                     short = max(0, dst.free_low - dst.free_frames)
-                    freed = sim.replenish(dst, short + max(1, budget_pages - sent))
+                    sim.replenish(dst, short + max(1, budget_pages - sent))
                     dst_frames_short = dst.free_frames <= dst.free_low
-                self._throttle(r, "destination", "frames", dst_frames_short or freed > 0)
+                # a throttle is on while the pages wait for its reason: room made in time
+                # (frames freed to XSTOR, or within the step's paging I/O) costs no time
+                self._throttle(r, "destination", "frames", dst_frames_short)
                 self._throttle(r, "source", "dest_backlog", dst_frames_short)
                 self._throttle(r, "destination", "paging_queue",
                                dst_frames_short and io_left[dst.name][0] < 1.0)
                 self._throttle(r, "source", "paging_queue", src_paging)
-                self._throttle(r, "destination", "steal", sim.stolen_from_incoming > 0)
+                self._throttle(r, "destination", "steal",
+                               dst_frames_short and sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0
                 if dst_frames_short or src_paging:
                     # wait for the rest of the step: frames or paging I/O come back next step

@@ -233,6 +233,28 @@ def test_destination_short_of_frames_throttles_and_pages():
     assert g.member == "DST" and g.instantiated >= 8192 * 256
 
 
+def test_a_destination_that_makes_room_in_time_shows_no_throttle():
+    """Room made to XSTOR as the pages come in costs the relocation nothing, so no throttle
+    is shown for it: a planner sees throttles only where the relocation waited."""
+    times = []
+    for hog_mb in (0, 19000):
+        guests = [linux("LNX1", "16G")] + ([linux("HOG", "22G", member="DST")] if hog_mb else [])
+        sim = cluster(guests, xstor="12G")
+        if hog_mb:
+            warm(sim, "HOG", hog_mb, seconds=15)
+        warm(sim, "LNX1", 8192)
+        r = relocate(sim, "VMRELOCATE MOVE USER LNX1 TO DST MAXQUIESCE NOLIMIT")
+        assert r["result"] == "relocated"
+        times.append(r["relocation_s"])
+        dst = sim.members["DST"]
+        if hog_mb:
+            assert dst.counters.xstor_out > 1024 * 256  # GBs went to XSTOR to make room
+            assert dst.counters.dasd_out == 0
+        assert not [k for k in r["throttle_s"] if k.startswith("destination:")]
+        assert "source:dest_backlog" not in r["throttle_s"]
+    assert times[1] == pytest.approx(times[0], rel=0.02)
+
+
 def test_async_relocations_share_the_link_and_sync_ones_wait():
     def run(mode):
         sim = cluster([linux("A", "8G"), linux("B", "8G")])
