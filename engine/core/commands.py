@@ -227,7 +227,7 @@ class CommandProcessor:
         pin = (rates[-1].page_in_s + rates[-1].page_out_s) if rates else 0.0
         xs = (rates[-1].xstor_in_s + rates[-1].xstor_out_s) if rates else 0.0
         mig = rates[-1].migrate_s if rates else 0.0
-        stor = 100 * m.resident // max(1, m.frames)
+        stor = 100 * m.used_frames // max(1, m.frames)
         cpu = round(m.cpu_util * 100)
         lines = [
             f"AVGPROC-{cpu:03d}% {m.cfg.cpus:02d}",
@@ -405,7 +405,7 @@ class CommandProcessor:
         if link is None or not link.chpids:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because there is no ISFC "
                           f"link between {g.member} and {dest.name}")
-        problem = storage_check(g, dest, opts.force_storage, self.sim.reloc.model)
+        problem = storage_check(g, dest, opts.force_storage)
         if problem:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because {problem}")
         if test:

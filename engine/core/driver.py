@@ -123,7 +123,7 @@ class WorkloadDriver:
                     g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
                     budget_cpu, budget_wall, r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
                     wait, pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, part[0], block),
-                    g.relocating, g.rng, out, block,
+                    g.relocating, g.rng, out, block, g.seg_map, m.seg_reserve,
                 )
                 touches = int(out[K.T_TOUCHES])
                 cur[0] = int(out[K.T_CURSOR])
@@ -221,12 +221,22 @@ class WorkloadDriver:
             m.counters.new += new
         refs = r.refs * f
         if pend is None:
-            g.pending[key] = [refs, r.write_frac, new, untouched - new]
+            pend = g.pending[key] = [refs, r.write_frac, new, untouched - new, 0]
         else:
             pend[0] += refs
             if new:
                 pend[2] += new
                 pend[3] -= new
+        if new:
+            # the page management blocks the first touches need, as many as they would build
+            # placed at random among the untouched pages: each megabyte without one (all its
+            # pages untouched) gets one if any of its pages is drawn
+            assert g.planes is not None
+            free = int(np.count_nonzero(g.seg_map[r.lo >> 8:(r.hi + 255) >> 8] == 0))
+            u0 = pend[2] + pend[3]
+            guess = round(free * (1.0 - (1.0 - pend[2] / u0) ** 256)) if u0 > 0 else 0
+            g.guess_segments(guess - int(pend[4]))
+            pend[4] = guess
         return touched * r.units_per_touch, need * f / m.cfg.cpu_speed
 
     def _application(self, g: Guest) -> Workload:
@@ -286,7 +296,7 @@ class WorkloadDriver:
                 g.planes, r.lo, r.hi, w.startup_pos, -1, 0.0, left, 1.0, budget_cpu, budget_wall,
                 r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s,
                 m.free_frames, io_budget(m, io_left[0], block), g.relocating, g.rng, out,
-                block,
+                block, g.seg_map, m.seg_reserve,
             )
             w.startup_pos = int(out[K.T_CURSOR])
             self.account_touches(m, g, io_left)
@@ -331,7 +341,8 @@ class WorkloadDriver:
         block = pm.block_pages
         K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
                        pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s, m.free_frames,
-                       io_budget(m, io_left[0], block), g.relocating, g.rng, out, block)
+                       io_budget(m, io_left[0], block), g.relocating, g.rng, out, block,
+                       g.seg_map, m.seg_reserve)
         self.account_touches(m, g, io_left)
 
     def account_touches(self, m: Member, g: Guest, io_left: list[float]) -> int:
@@ -352,4 +363,5 @@ class WorkloadDriver:
             c.dasd_in += din
         if new + xin + din:
             g.residency_changed(int(out[K.T_IN_LO]), int(out[K.T_IN_HI]))
+        g.add_segments(int(out[K.T_NEW_SEGS]))  # (marked by the walk, frames taken)
         return new + xin + din

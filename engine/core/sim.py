@@ -100,6 +100,8 @@ class Simulation:
 
         #: every model parameter of this run: the defaults, with the scenario's [model] values
         self.models = Models.from_table(scenario.model)
+        for m in self.members.values():
+            m.frames_per_seg = self.models.paging.pgmbk_kib / 4.0
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self, self.models.lgr)
         self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
@@ -378,6 +380,7 @@ class Simulation:
     # -- logon / logoff -----------------------------------------------------------------------
     def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
         g.log_on(member)
+        g.count_dat_on(self.members[member])
         g.class_since = self.t  # dormant from now
         if announce:
             self.emit("LOGON", member, g.userid, f"{g.userid} logged on at {member}")
@@ -425,6 +428,9 @@ class Simulation:
         held = sum(g.n_cen for g in guests)
         need = m.resident - held + sum(max(g.n_cen, g.workload.working_set_pages())
                                        for g in guests)
+        # and the DAT tables of the megabytes they could still touch
+        more = sum(max(0, g.workload.working_set_pages() - g.instantiated) for g in guests)
+        need += m.dat_frames + int(math.ceil(more / 256 * m.frames_per_seg))
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
@@ -536,7 +542,7 @@ class Simulation:
         most ``quiet_step_s`` behind, and caught up before any command sees it.
         """
         members = tuple(
-            MemberSnapshot(m.name, m.frames, m.resident, m.cfg.xstor_pages, m.xstor_used,
+            MemberSnapshot(m.name, m.frames, m.used_frames, m.cfg.xstor_pages, m.xstor_used,
                            m.cfg.slots, m.slots_used, round(m.cpu_util * 100, 3),
                            round(m.io_util * 100, 3), m.counters.as_tuple())
             for m in (self.members[n] for n in sorted(self.members))
@@ -556,6 +562,7 @@ class Simulation:
         problems: list[str] = []
         counts = np.zeros(K.NPLANES, dtype=np.int64)
         per_member: dict[str, list[int]] = {n: [0, 0, 0] for n in self.members}
+        dat: dict[str, int] = {n: 0 for n in self.members}
         incoming = [r.incoming for r in self.reloc.active if r.incoming is not None]
         for g in list(self.guests.values()) + incoming:
             if g.planes is None:
@@ -572,7 +579,15 @@ class Simulation:
                                      ("slots", counts[K.SLOT], g.n_slot)):
                 if int(have) != want:
                     problems.append(f"{g.userid}: {name} pages {int(have)} but counted {want}")
+            segs = K.count_segments(g.planes)
+            if segs != g.n_seg or int(g.seg_map.sum()) != g.n_seg:
+                problems.append(f"{g.userid}: {segs} megabytes hold pages but {g.n_seg} page "
+                                f"management blocks are counted")
             assert g.member is not None
+            if g.dat_on is None or g.dat_on is not self.members[g.member]:
+                problems.append(f"{g.userid}: its DAT tables are not counted on {g.member}")
+            else:
+                dat[g.member] += g.n_seg + g.seg_guess
             pm = per_member[g.member]
             pm[0] += g.n_cen
             pm[1] += g.n_xst
@@ -583,7 +598,11 @@ class Simulation:
                 pm[0] += int(math.floor(c.central + 1e-9))
                 pm[1] += int(math.floor(c.xstor + 1e-9))
                 pm[2] += int(math.floor(c.slots + 1e-9))
+                dat[c.member] += int(math.floor(c.dat_segs + 1e-9))
         for name, m in self.members.items():
+            if dat[name] != m.dat_segs:
+                problems.append(f"{name}: {m.dat_segs} megabytes of DAT tables counted but the "
+                                f"guests hold {dat[name]}")
             r, x, s = per_member[name]
             if (r, x, s) != (m.resident, m.xstor_used, m.slots_used):
                 problems.append(f"{name}: member totals {(m.resident, m.xstor_used, m.slots_used)}"

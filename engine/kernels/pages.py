@@ -44,7 +44,8 @@ T_NEXT = 9
 T_DASD_IOS = 10  # DASD read I/Os (a block read brings several pages)
 T_IN_LO = 11  # the pages the walk made resident lie in [T_IN_LO, T_IN_HI) (empty: none)
 T_IN_HI = 12
-T_OUT_LEN = 13
+T_NEW_SEGS = 13  # megabytes that got their first page (``seg_map``): page management blocks built
+T_OUT_LEN = 14
 
 # Why the send kernel stopped.
 SEND_DONE = 0  # nothing left to send in this pass
@@ -96,10 +97,14 @@ def warmup() -> None:
     t = np.zeros(T_OUT_LEN)
     touch_region(p, 0, 100, 0, -1, -0.5, 100, 0.5, 1.0, 1.0, 1e-6, 1e-6, 1e-6, 1e-3, 1e-6, 50, 50,
                  True, rng, t)
+    touch_region(p, 0, 100, 0, -1, -0.5, 100, 0.5, 1.0, 1.0, 1e-6, 1e-6, 1e-6, 1e-3, 1e-6, 50, 50,
+                 True, rng, t, 1, np.zeros(1, dtype=np.uint8), 2)
     fill_resident(p, 100, True)
     touch_resident(p, 0, 100, 50.0, 0.5, True, rng)
     touch_resident(p, 0, 100, 5.0, 0.5, True, rng)
     count_untouched(p, 0, 100)
+    mark_segments(p, np.zeros(1, dtype=np.uint8), 0, 100)
+    count_segments(p)
     instantiate_random(p, 0, 100, 3, True, rng)
     binomial(rng, 100, 0.3)
     binomial(rng, 10**7, 0.3)
@@ -176,6 +181,8 @@ def touch_region(
     rng: np.ndarray,
     out: np.ndarray,
     read_block: int = 1,
+    seg_map: np.ndarray | None = None,
+    seg_frames: int = 0,
 ) -> None:
     """Let a workload reference pages of ``[lo, hi)``, walking forward from ``start`` with wrap.
 
@@ -188,8 +195,12 @@ def touch_region(
     instantiated in a new frame. A DASD read is a block read: the pages on DASD in the aligned
     block of ``read_block`` pages around the faulted one come in with it, in one I/O and one
     wait (``dasd_reads_avail`` counts I/Os). Results go to ``out`` (see the ``T_`` indices).
+    With ``seg_map`` (a byte per megabyte), the first page instantiated in a megabyte marks it
+    and takes ``seg_frames`` frames more besides its own, for the megabyte's page management
+    block: the walk stops for frames when they are not there.
     """
     n = hi - lo
+    nseg = 0
     cpu = 0.0
     wall = 0.0
     touches = 0
@@ -213,6 +224,7 @@ def touch_region(
         out[T_NEXT] = -1
         out[T_IN_LO] = 0
         out[T_IN_HI] = 0
+        out[T_NEW_SEGS] = 0
         return
     sel = next_sel
     if sel < 0:
@@ -274,7 +286,9 @@ def touch_region(
                 kind = 0
                 c_cpu = c_wall = cost_touch_s * 64
             elif frames_avail >= 64:
-                if (cen | planes[w, XST] | planes[w, DSD]) == 0:
+                if (cen | planes[w, XST] | planes[w, DSD]) == 0 and (
+                        seg_map is None or seg_map[w >> 2] != 0
+                        or frames_avail >= 64 + seg_frames):
                     kind = 1
                     c_cpu = c_wall = (cost_touch_s + cost_new_s) * 64
                 elif planes[w, XST] == _ALL:
@@ -292,6 +306,10 @@ def touch_region(
             if kind >= 0 and cpu + c_cpu <= budget_cpu_s and wall + c_wall <= budget_wall_s:
                 if kind == 1:
                     new += 64
+                    if seg_map is not None and seg_map[w >> 2] == 0:
+                        seg_map[w >> 2] = 1
+                        nseg += 1
+                        frames_avail -= seg_frames
                     planes[w, CHG] = _ALL
                     if track_lgr:
                         planes[w, LGR] = _ALL
@@ -389,9 +407,14 @@ def touch_region(
                         frames_avail -= 1
                         din += 1
         else:
-            if frames_avail <= 0:
+            first = seg_map is not None and seg_map[pos >> 8] == 0
+            if frames_avail <= (seg_frames if first else 0):
                 stop = STOP_FRAMES
                 break
+            if first and seg_map is not None:
+                seg_map[pos >> 8] = 1
+                nseg += 1
+                frames_avail -= seg_frames
             planes[w, CEN] |= m
             in_lo = min(in_lo, pos)
             in_hi = max(in_hi, pos + 1)
@@ -431,6 +454,7 @@ def touch_region(
     out[T_DASD_IOS] = dios
     out[T_IN_LO] = min(in_lo, in_hi)
     out[T_IN_HI] = in_hi
+    out[T_NEW_SEGS] = nseg
 
 
 @njit(cache=True, nogil=True)
@@ -1128,6 +1152,39 @@ def count_untouched(planes: np.ndarray, lo: int, hi: int) -> int:
     for w in range(lo >> 6, (hi + 63) >> 6):
         held = planes[w, CEN] | planes[w, XST] | planes[w, DSD]
         n += popcount64(~held & _range_mask(w, lo, hi))
+    return n
+
+
+@njit(cache=True, nogil=True)
+def mark_segments(planes: np.ndarray, segs: np.ndarray, lo: int, hi: int) -> int:
+    """Mark in ``segs`` (one byte per megabyte: 256 pages, 4 words) every megabyte that
+    overlaps pages ``[lo, hi)`` and holds an instantiated page; return how many were newly
+    marked (CP built a page management block for each)."""
+    n = 0
+    if hi <= lo:
+        return 0
+    words = planes.shape[0]
+    for s in range(max(0, lo) >> 8, min(len(segs), (hi + 255) >> 8)):
+        if segs[s]:
+            continue
+        for w in range(s << 2, min(words, (s + 1) << 2)):
+            if planes[w, CEN] | planes[w, XST] | planes[w, DSD]:
+                segs[s] = 1
+                n += 1
+                break
+    return n
+
+
+@njit(cache=True, nogil=True)
+def count_segments(planes: np.ndarray) -> int:
+    """Megabytes (256 pages, 4 words) that hold an instantiated page."""
+    n = 0
+    words = planes.shape[0]
+    for s in range((words + 3) >> 2):
+        for w in range(s << 2, min(words, (s + 1) << 2)):
+            if planes[w, CEN] | planes[w, XST] | planes[w, DSD]:
+                n += 1
+                break
     return n
 
 

@@ -382,6 +382,7 @@ class LPMEngine(MoveEngine[LPMove]):
         dst.resident += g.n_cen
         dst.xstor_used += g.n_xst
         dst.slots_used += g.n_slot
+        g.count_dat_on(dst)
         g.member = dst.name
         g.reset_steal_hands()
         self._finish(mv, "done", "migrated",

@@ -152,6 +152,9 @@ class Cleanup:
     clear_frame_s: float
     release_slot_s: float
     t_end: float | None = None
+    #: megabytes whose page management blocks (the guest's DAT tables) it still holds: they
+    #: are let go as the reset walks the storage, and cost no work of their own
+    dat_segs: float = 0.0
 
     @property
     def left(self) -> float:
@@ -471,6 +474,9 @@ class PauseEngine:
                     float(g.n_slot), m.clear_frame_s / speed, m.release_slot_s / speed)
         c.detach_until = t + c.seconds_left if inline else \
             t + m.detach_s_per_tb * g.npages / (1024 * PAGES_PER_GB)
+        # the member keeps counting the guest's DAT tables, now the cleanup's
+        c.dat_segs = float(g.n_seg)
+        g.dat_on = None
         self.cleanups.append(c)
         return c
 
@@ -504,13 +510,15 @@ class PauseEngine:
             work = c.seconds_left
             done = 1.0 if work <= dt else dt / work
             m.cleanup_cpus += min(1.0, work / dt) if dt > 0 else 0.0
-            for tier in ("central", "xstor", "slots"):
+            for tier in ("central", "xstor", "slots", "dat_segs"):
                 have = getattr(c, tier)
                 take = have if done >= 1.0 else have * done
                 whole = int(math.floor(have + 1e-9)) - int(math.floor(have - take + 1e-9))
                 setattr(c, tier, have - take)
                 if tier == "central":
                     m.resident -= whole
+                elif tier == "dat_segs":
+                    m.dat_segs -= whole
                 elif tier == "xstor":
                     m.xstor_used -= whole
                 else:

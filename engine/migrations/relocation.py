@@ -69,11 +69,13 @@ class LGRModel:
     no_progress_passes: int = 4
     #: Most passes of a relocation.
     max_passes: int = 18
-    #: CP structures for a guest, pages per page of guest storage (page and segment tables).
-    cp_struct_per_page: float = 1.0 / 256
 
 
 MODEL = LGRModel()
+
+#: Throttles that hold the pages back within a step (``RelocationEngine._held``)
+HELD_BACK = ("source:stage_frames", "source:paging_queue", "source:dest_backlog",
+             "destination:frames", "destination:paging_queue", "destination:steal")
 
 THROTTLE_REASONS = {
     ("source", "stage_frames"): "too few free frames on the source to stage outbound pages",
@@ -165,13 +167,21 @@ class PassRecord:
         return self.end_s - self.start_s
 
 
-def storage_check(guest: Guest, dest: Member, force: bool, model: LGRModel = MODEL) -> str | None:
+def inbound_frames(dest: Member) -> int:
+    """Frames an arriving guest's pages may take now: those above the destination's low mark,
+    less the page management blocks of the megabytes they fill (``Member.frames_per_seg``)."""
+    room = max(0, dest.free_frames - dest.free_low)
+    return max(0, int(room * 256 / (256 + dest.frames_per_seg)) - dest.seg_reserve)
+
+
+def storage_check(guest: Guest, dest: Member, force: bool) -> str | None:
     """The mandatory and optional storage checks; a message when one fails, else None."""
     cfg = guest.cfg
+    # CP's structures for it: the page management block of every megabyte (``pgmbk_kib``)
     cur = cfg.storage_pages + cfg.vdisk_total_pages
-    cur += math.ceil(cur * model.cp_struct_per_page)
+    cur += math.ceil(cur / 256 * dest.frames_per_seg)
     mx = cfg.max_pages + cfg.vdisk_total_pages
-    mx += math.ceil(mx * model.cp_struct_per_page)
+    mx += math.ceil(mx / 256 * dest.frames_per_seg)
     avail = dest.free_frames + dest.xstor_free + dest.slots_free
     aux = dest.slots_free
     cap = (f"central {format_size(max(dest.free_frames, 0))}, XSTOR "
@@ -213,6 +223,8 @@ class Relocation(MoveRecord):
     passes: list[PassRecord] = field(default_factory=list)
     throttle_s: dict[str, float] = field(default_factory=dict)
     active_throttles: dict[str, float] = field(default_factory=dict)
+    #: the throttles whose reasons held the pages back in the current step
+    held: set[str] = field(default_factory=set)
     t_quiesce: float | None = None
     t_end: float | None = None
     incoming: Guest | None = None
@@ -280,6 +292,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         shadow.member = dest
         # np.zeros maps pages lazily (zeros_like would write all of them now)
         shadow.planes = np.zeros(guest.planes.shape, dtype=guest.planes.dtype)
+        shadow.new_seg_map()
+        shadow.count_dat_on(sim.members[dest])  # its DAT tables grow as its pages arrive
         shadow.state = "incoming"
         shadow.userid = guest.userid
         r.incoming = shadow
@@ -393,7 +407,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                     sim.replenish(src, int(math.ceil(need - spare)))
                     spare = src.free_frames - src.free_low
                 throttled_src_frames = live and spare < need
-                self._throttle(r, "source", "stage_frames", throttled_src_frames)
+                self._held(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
                     if spare <= 0:
                         cur.throttle_s += left  # nothing to stage with until the next step
@@ -403,11 +417,12 @@ class RelocationEngine(MoveEngine[Relocation]):
                 budget_pages = max(1, int(left / per_page))
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills as they come in
-                frames = max(0, dst.free_frames - dst.free_low)
+                frames = inbound_frames(dst)
                 if order > 0 and "link:ordering" not in r.active_throttles:
                     self._throttle(r, "link", "ordering", True)
                 out = self._out
                 mine = self.io_for_moves[src.name]
+                w0 = r.cursor
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
                              io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out)
                 sent = int(out[K.X_SENT])
@@ -418,6 +433,11 @@ class RelocationEngine(MoveEngine[Relocation]):
                 cur.pages += sent
                 r.pages_moved += sent
                 new = int(out[K.X_DST_NEW_FRAMES])
+                if new:  # the pages that came went to words [w0, cursor], wrapping at the end
+                    if r.cursor <= w0:  # (back at w0: it may have gone all the way round)
+                        shadow.mark_segments(w0 * 64, shadow.npages)
+                        w0 = 0
+                    shadow.mark_segments(w0 * 64, (r.cursor + 1) * 64)
                 shadow.n_cen += new
                 shadow.n_xst -= int(out[K.X_DST_XSTOR_FREED])
                 shadow.n_dsd -= int(out[K.X_DST_DASD_FREED])
@@ -448,16 +468,16 @@ class RelocationEngine(MoveEngine[Relocation]):
                     # as its paging devices write (what is left of them this step)
                     short = max(0, dst.free_low - dst.free_frames)
                     sim.replenish(dst, short + max(1, budget_pages - sent))
-                    dst_frames_short = dst.free_frames <= dst.free_low
-                # a throttle is on while the pages wait for its reason: room made in time
-                # (frames freed to XSTOR, or within the step's paging I/O) costs no time
-                self._throttle(r, "destination", "frames", dst_frames_short)
-                self._throttle(r, "source", "dest_backlog", dst_frames_short)
-                self._throttle(r, "destination", "paging_queue",
-                               dst_frames_short and io_left[dst.name][0] < 1.0)
-                self._throttle(r, "source", "paging_queue", src_paging)
-                self._throttle(r, "destination", "steal",
-                               dst_frames_short and sim.stolen_from_incoming > 0)
+                    dst_frames_short = inbound_frames(dst) <= 0
+                # held back only when the pages wait: room made in time (frames freed to
+                # XSTOR, or within the step's paging I/O) costs no time
+                self._held(r, "destination", "frames", dst_frames_short)
+                self._held(r, "source", "dest_backlog", dst_frames_short)
+                self._held(r, "destination", "paging_queue",
+                           dst_frames_short and io_left[dst.name][0] < 1.0)
+                self._held(r, "source", "paging_queue", src_paging)
+                self._held(r, "destination", "steal",
+                           dst_frames_short and sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0
                 if dst_frames_short or src_paging:
                     # wait for the rest of the step: frames or paging I/O come back next step
@@ -474,9 +494,24 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._close_throttle(r, "link:ordering", start, r.ordering_lost_s)
                 r.ordering_lost_s = 0.0
             self._end_pass(r)
+        if r.active:
+            # a throttle whose reason held nothing back in this step ended as the step began
+            self._now = t
+            for key in HELD_BACK:
+                start = r.active_throttles.get(key)
+                if start is not None and key not in r.held:
+                    self._close_throttle(r, key, start)
+        r.held.clear()
         self._now = t + dt
         if r.active:
             self._check_limits(r)
+
+    def _held(self, r: Relocation, side: str, reason: str, on: bool) -> None:
+        """A reason that holds the pages back while it lasts: its throttle starts when it first
+        holds them and stays on through the steps it holds them in (``r.held``)."""
+        if on:
+            r.held.add(f"{side}:{reason}")
+            self._throttle(r, side, reason, True)
 
     def _throttle(self, r: Relocation, side: str, reason: str, on: bool) -> None:
         key = f"{side}:{reason}"
@@ -522,7 +557,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         if cur.kind == "penultimate":
             self._begin_pass(r, "final", dirty)
             return
-        problem = storage_check(g, sim.members[r.dest], r.options.force_storage, self.model) \
+        problem = storage_check(g, sim.members[r.dest], r.options.force_storage) \
             if cur.kind != "first" else None
         if problem:
             self.abort(r, f"{g.userid} is not relocated to {r.dest} because {problem}",
@@ -615,6 +650,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         dst.resident -= shadow.n_cen
         dst.xstor_used -= shadow.n_xst
         dst.slots_used -= shadow.n_slot
+        shadow.count_dat_on(None)
         r.incoming = None
         self._finish(r, "cancelled", result, message)
         sim.emit("RELOCATION_CANCELLED", r.source, r.guest.userid, message,
@@ -630,6 +666,11 @@ class RelocationEngine(MoveEngine[Relocation]):
         src.xstor_used -= g.n_xst
         src.slots_used -= g.n_slot
         g.flush_pending()
+        # the source lets go of its DAT tables; the destination's are the guest's now
+        g.count_dat_on(None)
+        shadow.count_dat_on(None)
+        g.seg_map, g.n_seg = shadow.seg_map, shadow.n_seg
+        g.count_dat_on(sim.members[r.dest])
         g.planes = shadow.planes
         g.new_planes()
         g.n_cen, g.n_xst = shadow.n_cen, shadow.n_xst

@@ -60,6 +60,7 @@ def fully_instantiate(sim: Simulation, userid: str) -> None:
     assert g.planes is not None and g.member is not None
     K.fill_resident(g.planes, g.npages, True)
     g.residency_changed()
+    g.mark_segments(0, g.npages)
     m = sim.members[g.member]
     m.resident += g.npages - g.n_cen
     g.n_cen = g.npages

@@ -115,6 +115,8 @@ def busy_cpu(g: GuestConfig) -> float:
 def _member(cfg: ScenarioConfig, room: Room) -> Member:
     mc = next(m for m in cfg.members if m.name.upper() == room.name)
     m = Member(mc)
+    # the scenario's [model] values count: the DAT tables of the guests that arrive
+    m.frames_per_seg = Models.from_table(cfg.model).paging.pgmbk_kib / 4.0
     m.resident = m.frames - room.free_frames
     m.xstor_used = mc.xstor_pages - room.xstor_free
     m.slots_used = mc.slots - room.slots_free
@@ -122,7 +124,9 @@ def _member(cfg: ScenarioConfig, room: Room) -> Member:
 
 
 def _arrive(m: Member, pages: int) -> None:
-    """A guest's pages arrive: free frames first, then XSTOR, then paging slots."""
+    """A guest's pages arrive, and CP builds their DAT tables (a page management block per
+    megabyte, in frames): free frames first, then XSTOR, then paging slots."""
+    m.dat_segs += -(-pages // 256)
     take = min(pages, max(m.free_frames, 0))
     m.resident += take
     pages -= take
@@ -149,7 +153,6 @@ class Fitter:
         self.guests = guests
         self.rooms = rooms
         self._gcfg = {g.userid.upper(): g for g in cfg.guests}
-        self._lgr = Models.from_table(cfg.model).lgr  # the scenario's [model] values count
 
     def _guest(self, userid: str) -> Guest:
         return Guest(self._gcfg[userid], 0)
@@ -160,7 +163,7 @@ class Fitter:
 
     def problem(self, userid: str, dest: Member) -> str | None:
         """The storage check's message for this guest on this destination now, or None."""
-        return storage_check(self._guest(userid), dest, False, self._lgr)
+        return storage_check(self._guest(userid), dest, False)
 
     def assign(self, order: list[str], rule: str) -> Assignment:
         """Walk the guests in ``order``, giving each a destination by ``rule``.

@@ -31,8 +31,9 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
         members.append({
             "name": name,
             "central": {"frames": m.frames, "peak_used": m.peak["central"],
-                        "final_used": m.resident, "peak_pct": _pct(m.peak["central"], m.frames),
-                        "final_pct": _pct(m.resident, m.frames)},
+                        "final_used": m.used_frames,
+                        "peak_pct": _pct(m.peak["central"], m.frames),
+                        "final_pct": _pct(m.used_frames, m.frames)},
             "xstor": {"blocks": m.cfg.xstor_pages, "peak_used": m.peak["xstor"],
                       "final_used": m.xstor_used,
                       "peak_pct": _pct(m.peak["xstor"], m.cfg.xstor_pages)},

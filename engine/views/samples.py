@@ -31,7 +31,7 @@ class MemberSample(NamedTuple):
 
     t_s: float
     member: str
-    central_used: int  # frames in use (pages resident in central storage)
+    central_used: int  # frames in use (guest pages and their DAT tables)
     free_frames: int
     xstor_used: int  # XSTOR blocks in use
     slots_used: int  # paging slots (DASD) in use
@@ -152,7 +152,7 @@ class _Measure:
                 rates = self._rates[name]
             # counters: xstor_in, dasd_in, xstor_out, dasd_out, dasd_clean, migrated, new
             members.append(MemberSample(
-                t, name, m.resident, m.free_frames, m.xstor_used, m.slots_used,
+                t, name, m.used_frames, m.free_frames, m.xstor_used, m.slots_used,
                 rates[0] + rates[1], rates[2] + rates[3] + rates[4], rates[0], rates[1],
                 rates[2], rates[3], rates[5], round(m.cpu_util * 100, 3),
             ))
@@ -274,7 +274,7 @@ class Sampler:
     def note_member(self, m: Member) -> None:
         """Keep the member's storage peaks (every step: a sample sees only every
         ``sample_s``) and report paging space going over half full."""
-        m.peak["central"] = max(m.peak["central"], m.resident)
+        m.peak["central"] = max(m.peak["central"], m.used_frames)
         m.peak["xstor"] = max(m.peak["xstor"], m.xstor_used)
         m.peak["slots"] = max(m.peak["slots"], m.slots_used)
         if m.cfg.slots and not m.half_full_reported and m.slots_used * 2 > m.cfg.slots:

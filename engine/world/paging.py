@@ -47,6 +47,13 @@ class PagingModel:
     #: paging hang on it (docs/model.md, "Block paging"), so the default is 1 page per I/O;
     #: a scenario studies blocks with ``[model.paging] block_pages``.
     block_pages: int = 1
+    #: CP's page management block (PGMBK) for one megabyte of a guest's storage: its page
+    #: table, page status table and CP's own entries for the megabyte's 256 pages, 8 KiB
+    #: (z/VM 7.3 CP control block PGM64, "Page Management Block": two 4 KiB pages,
+    #: PGMGBKLN = X'2000'). CP builds one when a page of the megabyte is first instantiated
+    #: and keeps it in central storage while the guest holds any page of it, so a guest's DAT
+    #: tables take 2 frames per megabyte it has touched, beside its pages.
+    pgmbk_kib: float = 8.0
 
 
 PAGING = PagingModel()

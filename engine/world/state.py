@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +74,15 @@ class Guest:
         self.seed = seed
         self.logons = 0
         self.planes: np.ndarray | None = None
+        #: one byte per megabyte of its storage: 1 where CP has built its page management
+        #: block (a page of the megabyte was instantiated); ``n_seg`` of them, counted on the
+        #: member ``dat_on`` (``Member.dat_segs``)
+        self.seg_map = np.zeros(0, dtype=np.uint8)
+        self.n_seg = 0
+        #: page management blocks counted for first touches held back (``pending``), until
+        #: their pages are placed and the megabytes they fell in are marked
+        self.seg_guess = 0
+        self.dat_on: Member | None = None
         self.rng = np.zeros(1, dtype=np.uint64)
         self.n_cen = 0
         self.n_xst = 0
@@ -163,6 +173,7 @@ class Guest:
         words = (self.npages + 63) // 64
         # np.zeros maps untouched pages lazily: a huge guest costs memory only as it is used
         self.planes = np.zeros((words, K.NPLANES), dtype=np.uint64)
+        self.new_seg_map()
         mix = zlib.crc32(f"{self.userid}/{self.logons}".encode())
         self.rng[0] = np.uint64(np.random.default_rng([self.seed, mix]).integers(0, 2**63))
         self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
@@ -197,6 +208,43 @@ class Guest:
             self._snap_key = key
         return snap
 
+    def new_seg_map(self) -> None:
+        """No page management block yet (new, empty storage; counted nowhere)."""
+        assert self.dat_on is None or self.n_seg + self.seg_guess == 0, \
+            "its DAT tables are still counted"
+        self.seg_map = np.zeros((self.npages + 255) // 256, dtype=np.uint8)
+        self.n_seg = 0
+        self.seg_guess = 0
+
+    def count_dat_on(self, m: Member | None) -> None:
+        """Count its page management blocks on ``m`` (None: on no member) from now."""
+        if self.dat_on is not None:
+            self.dat_on.dat_segs -= self.n_seg + self.seg_guess
+        if m is not None:
+            m.dat_segs += self.n_seg + self.seg_guess
+        self.dat_on = m
+
+    def mark_segments(self, lo: int, hi: int) -> None:
+        """Pages ``[lo, hi)`` may have been instantiated: CP builds the page management block
+        of every megabyte that now holds a page and had none."""
+        if self.planes is None or hi <= lo:
+            return
+        self.add_segments(K.mark_segments(self.planes, self.seg_map, lo, hi))
+
+    def guess_segments(self, delta: int) -> None:
+        """Count ``delta`` more page management blocks for first touches held back."""
+        if delta:
+            self.seg_guess += delta
+            if self.dat_on is not None:
+                self.dat_on.dat_segs += delta
+
+    def add_segments(self, new: int) -> None:
+        """``new`` megabytes were marked in ``seg_map``: count their page management blocks."""
+        if new:
+            self.n_seg += new
+            if self.dat_on is not None:
+                self.dat_on.dat_segs += new
+
     def reset_steal_hands(self) -> None:
         """One hand per 256 MB of storage, at most 64, each at the start of its slice."""
         words = (self.npages + 63) // 64
@@ -229,6 +277,7 @@ class Guest:
 
     def new_planes(self) -> None:
         """Forget lazily held references and residency: the planes were replaced."""
+        self.guess_segments(-self.seg_guess)
         self.pending.clear()
         self.pending_seq.clear()
         self.settled.clear()
@@ -239,21 +288,26 @@ class Guest:
         """Apply the references held back to the bit-planes: hits on resident pages, then the
         never-touched pages they instantiated, placed at random among the untouched."""
         if self.planes is None:
+            self.guess_segments(-self.seg_guess)
             self.pending.clear()
             self.pending_seq.clear()
             return
-        for (lo, hi), (refs, wf, new, _untouched) in sorted(self.pending.items()):
+        for (lo, hi), pend in sorted(self.pending.items()):
+            refs, wf, new = pend[0], pend[1], pend[2]
             if self.relocating:
                 self.note_changes(lo, hi)
             K.touch_resident(self.planes, lo, hi, refs, wf, self.relocating, self.rng)
+            self.guess_segments(-int(pend[4]))  # the placed pages mark what they really fill
             if new:
                 K.instantiate_random(self.planes, lo, hi, int(new), self.relocating, self.rng)
                 self.residency_changed(lo, hi)
+                self.mark_segments(lo, hi)
         for (lo, hi), (start, count, write) in sorted(self.pending_seq.items()):
             if self.relocating and write:
                 self.note_changes(lo, hi)
             K.touch_range(self.planes, lo, hi, start, count, bool(write), self.relocating)
             self.residency_changed(lo, hi)
+            self.mark_segments(lo, hi)
         self.pending.clear()
         self.pending_seq.clear()
 
@@ -268,6 +322,9 @@ class Guest:
     def log_off(self) -> None:
         """Drop the virtual machine and its storage."""
         self.new_planes()
+        self.count_dat_on(None)  # (a logoff's cleanup has taken them over first)
+        self.seg_map = np.zeros(0, dtype=np.uint8)
+        self.n_seg = 0
         self.member = None
         self.planes = None
         self.n_cen = self.n_xst = self.n_dsd = self.n_slot = 0
@@ -301,6 +358,11 @@ class Member:
         self.name = cfg.name.upper()
         self.frames = cfg.central_pages - cfg.cp_frames
         self.resident = 0
+        #: megabytes of guest storage whose page management blocks (CP's DAT tables of the
+        #: guests, logged-off guests being reset and arriving guests) sit in this member's
+        #: frames, and the frames each takes (``PagingModel.pgmbk_kib`` / 4)
+        self.dat_segs = 0
+        self.frames_per_seg = 2.0
         self.xstor_used = 0
         self.slots_used = 0
         self.counters = PagingCounters()
@@ -351,9 +413,25 @@ class Member:
         self.up = True
 
     @property
+    def seg_reserve(self) -> int:
+        """Frames a walk sets aside for the page management block of a megabyte it is the
+        first to touch (at least its share, so free frames never run short)."""
+        return int(math.ceil(self.frames_per_seg))
+
+    @property
+    def dat_frames(self) -> int:
+        """Frames holding the guests' page management blocks (CP's DAT tables for them)."""
+        return int(self.dat_segs * self.frames_per_seg + 0.5)
+
+    @property
+    def used_frames(self) -> int:
+        """Frames in use: the guests' pages and their DAT tables."""
+        return self.resident + self.dat_frames
+
+    @property
     def free_frames(self) -> int:
-        """Frames not holding a guest page."""
-        return self.frames - self.resident
+        """Frames holding neither a guest page nor a guest's DAT tables."""
+        return self.frames - self.resident - self.dat_frames
 
     @property
     def cp_cpus(self) -> float:
@@ -407,7 +485,7 @@ class MemberSnapshot:
 
     name: str
     frames: int
-    resident: int
+    resident: int  # frames in use: the guests' pages and their DAT tables
     xstor_total: int
     xstor_used: int
     slots_total: int

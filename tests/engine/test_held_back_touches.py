@@ -92,6 +92,8 @@ command = "VMRELOCATE MOVE APP TO B MAXQUIESCE NOLIMIT"
 def outcome(central: str, defer: bool, seed: int) -> dict:
     sim = Simulation(loads_scenario(SHOP.format(seed=seed, central=central)))
     sim.defer_touches = sim.defer_first_touches = defer
+    sim.run_until(60)
+    sim.dat_60 = sim.members["A"].dat_segs  # type: ignore[attr-defined]
     sim.run_until(400)
     assert sim.verify() == []
     s = build_summary(sim)
@@ -100,7 +102,9 @@ def outcome(central: str, defer: bool, seed: int) -> dict:
             "units": {g["userid"]: g["throughput"]["mean"] for g in s["guests"]},
             "moved": r["pages_moved"], "passes": r["passes"],
             "out": sum(m["counters"]["xstor_out"] + m["counters"]["dasd_out"]
-                       for m in s["members"])}
+                       for m in s["members"]),
+            # at 60 s, before the relocation: the megabytes with page management blocks
+            "dat_60": sim.dat_60}
 
 
 @pytest.mark.parametrize("central", ["64G", "10G"])
@@ -114,6 +118,7 @@ def test_held_back_references_give_what_the_walk_gives(central):
             assert h["pages"][u] == pytest.approx(w["pages"][u], rel=0.02)
             assert h["units"][u] == pytest.approx(w["units"][u], rel=0.02)
         assert h["moved"] == pytest.approx(w["moved"], rel=0.03)
+        assert h["dat_60"] == pytest.approx(w["dat_60"], rel=0.02)
         assert h["passes"] == w["passes"]
         if central == "64G":
             assert h["out"] == w["out"] == 0
@@ -130,7 +135,12 @@ def test_a_held_back_guest_keeps_its_counts_and_places_its_pages_when_scanned():
     held = sum(int(e[2]) for e in g.pending.values())
     assert held > 0
     assert sim.verify() == []  # counts include the first touches not yet placed
+    guessed = sim.members["A"].dat_segs
+    assert g.seg_guess > 0  # their page management blocks are counted before they are placed
     g.flush_pending()
+    assert g.seg_guess == 0 and sim.verify() == []
+    # placed, the pages build about as many tables as were counted for them
+    assert sim.members["A"].dat_segs == pytest.approx(guessed, rel=0.01)
     counts = np.zeros(K.NPLANES, dtype=np.int64)
     K.count_planes(g.planes, counts)
     assert counts[K.CEN] == g.n_cen and not g.pending

@@ -50,7 +50,7 @@ def test_reference_suspends_then_logs_off(scenario):
     assert d["passed"] and d["score"] == d["max_score"]
     room = next(o for o in d["objectives"] if o["id"] == "room")
     # both images written (25 s each), logoff at 45 s, cleanup returns 2.5 GB each at once
-    assert room["t_s"] < 70 and "6.9 GB free" in room["detail"]
+    assert room["t_s"] < 70 and "6.8 GB free" in room["detail"]
     last = max(o["t_s"] for o in d["objectives"] if o["kind"] != "keep_running")
     assert d["ended_s"] == last + scenario.lesson.settle_s, \
         "the lesson ends soon after every task is decided"
@@ -62,7 +62,7 @@ def test_suspending_alone_frees_no_storage(scenario):
     st = status(d)
     assert st == {"room": "failed", "was01": "met", "was02": "met", "production": "met"}
     room = next(o for o in d["objectives"] if o["id"] == "room")
-    assert "at most 1.9 GB" in room["detail"]
+    assert "at most 1.8 GB" in room["detail"]
     assert not d["passed"] and d["score"] == 75
 
     sim = free_world(scenario, (10, "LINUX WAS01 SUSPEND"), (10, "LINUX WAS02 SUSPEND"))
