@@ -221,7 +221,7 @@ class WorkloadDriver:
             m.counters.new += new
         refs = r.refs * f
         if pend is None:
-            pend = g.pending[key] = [refs, r.write_frac, new, untouched - new, 0]
+            pend = g.pending[key] = [refs, r.write_frac, new, untouched - new, 0, -1]
         else:
             pend[0] += refs
             if new:
@@ -230,11 +230,12 @@ class WorkloadDriver:
         if new:
             # the page management blocks the first touches need, as many as they would build
             # placed at random among the untouched pages: each megabyte without one (all its
-            # pages untouched) gets one if any of its pages is drawn
-            assert g.planes is not None
-            free = int(np.count_nonzero(g.seg_map[r.lo >> 8:(r.hi + 255) >> 8] == 0))
+            # pages untouched) gets one if any of its pages is drawn (the megabytes without
+            # one do not change until the pages are placed)
+            if pend[5] < 0:
+                pend[5] = int(np.count_nonzero(g.seg_map[r.lo >> 8:(r.hi + 255) >> 8] == 0))
             u0 = pend[2] + pend[3]
-            guess = round(free * (1.0 - (1.0 - pend[2] / u0) ** 256)) if u0 > 0 else 0
+            guess = round(pend[5] * (1.0 - (1.0 - pend[2] / u0) ** 256)) if u0 > 0 else 0
             g.guess_segments(guess - int(pend[4]))
             pend[4] = guess
         return touched * r.units_per_touch, need * f / m.cfg.cpu_speed

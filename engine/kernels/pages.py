@@ -63,7 +63,8 @@ X_DST_DASD_FREED = 5
 X_DST_SLOTS_FREED = 6
 X_CURSOR = 7
 X_STOP = 8
-X_OUT_LEN = 9
+X_WORDS = 9  # words it went over (as many as the planes have: it went all the way round)
+X_OUT_LEN = 10
 
 # Indices into the steal kernel's ``out`` array (int64).
 S_TO_XSTOR = 0
@@ -980,6 +981,7 @@ def send_pages(
     out[X_DST_SLOTS_FREED] = ds
     out[X_CURSOR] = w
     out[X_STOP] = stop
+    out[X_WORDS] = words
 
 
 @njit(cache=True, nogil=True)

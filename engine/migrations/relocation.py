@@ -434,7 +434,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 r.pages_moved += sent
                 new = int(out[K.X_DST_NEW_FRAMES])
                 if new:  # the pages that came went to words [w0, cursor], wrapping at the end
-                    if r.cursor <= w0:  # (back at w0: it may have gone all the way round)
+                    if r.cursor < w0 or int(out[K.X_WORDS]) >= len(shadow.planes):
                         shadow.mark_segments(w0 * 64, shadow.npages)
                         w0 = 0
                     shadow.mark_segments(w0 * 64, (r.cursor + 1) * 64)

@@ -129,7 +129,9 @@ class Guest:
         self.lgr_words: tuple[int, int] | None = None  # where LGR bits may be set (words)
         # References whose outcome cannot matter yet are applied lazily (WorkloadDriver.
         # _defer_random): pending[(lo, hi)] = [references, write fraction, untouched pages they
-        # instantiated (counted, not yet placed), untouched pages left]; settled[(lo, hi)] =
+        # instantiated (counted, not yet placed), untouched pages left, page management blocks
+        # counted for them, megabytes of the region without one (-1: not looked at)];
+        # settled[(lo, hi)] =
         # page_gen when the region was last seen wholly resident; page_gen moves whenever pages
         # leave central.
         self.pending: dict[tuple[int, int], list[float]] = {}
