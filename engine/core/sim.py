@@ -425,12 +425,16 @@ class Simulation:
     def _step_member(self, m: Member, dt: float) -> None:
         guests = self.guests_on(m.name)
         # room for every page its guests' workloads could touch: nothing will have to page
-        held = sum(g.n_cen for g in guests)
-        need = m.resident - held + sum(max(g.n_cen, g.workload.working_set_pages())
-                                       for g in guests)
-        # and the DAT tables of the megabytes they could still touch
-        more = sum(max(0, g.workload.working_set_pages() - g.instantiated) for g in guests)
-        need += m.dat_frames + int(math.ceil(more / 256 * m.frames_per_seg))
+        # (and the DAT tables of the megabytes they could still touch)
+        grow = more = 0
+        for g in guests:
+            ws = g.workload.working_set_pages()
+            if ws > g.n_cen:
+                grow += ws - g.n_cen
+                inst = g.n_cen + g.n_xst + g.n_dsd
+                if ws > inst:
+                    more += ws - inst
+        need = m.used_frames + grow + int(math.ceil(more / 256 * m.frames_per_seg))
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
