@@ -101,7 +101,7 @@ class Simulation:
         #: every model parameter of this run: the defaults, with the scenario's [model] values
         self.models = Models.from_table(scenario.model)
         for m in self.members.values():
-            m.frames_per_seg = self.models.paging.pgmbk_kib / 4.0
+            m.frames_per_seg = self.models.paging.frames_per_seg
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self, self.models.lgr)
         self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
@@ -431,9 +431,7 @@ class Simulation:
             ws = g.workload.working_set_pages()
             if ws > g.n_cen:
                 grow += ws - g.n_cen
-                inst = g.n_cen + g.n_xst + g.n_dsd
-                if ws > inst:
-                    more += ws - inst
+                more += max(0, ws - g.instantiated)
         need = m.used_frames + grow + int(math.ceil(more / 256 * m.frames_per_seg))
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests)

@@ -112,11 +112,10 @@ def busy_cpu(g: GuestConfig) -> float:
 
 
 # -- the greedy fit -------------------------------------------------------------------------------
-def _member(cfg: ScenarioConfig, room: Room) -> Member:
+def _member(cfg: ScenarioConfig, room: Room, frames_per_seg: float) -> Member:
     mc = next(m for m in cfg.members if m.name.upper() == room.name)
     m = Member(mc)
-    # the scenario's [model] values count: the DAT tables of the guests that arrive
-    m.frames_per_seg = Models.from_table(cfg.model).paging.pgmbk_kib / 4.0
+    m.frames_per_seg = frames_per_seg  # the DAT tables of the guests that arrive
     m.resident = m.frames - room.free_frames
     m.xstor_used = mc.xstor_pages - room.xstor_free
     m.slots_used = mc.slots - room.slots_free
@@ -153,13 +152,15 @@ class Fitter:
         self.guests = guests
         self.rooms = rooms
         self._gcfg = {g.userid.upper(): g for g in cfg.guests}
+        # the scenario's [model] values count
+        self._per_seg = Models.from_table(cfg.model).paging.frames_per_seg
 
     def _guest(self, userid: str) -> Guest:
         return Guest(self._gcfg[userid], 0)
 
     def start(self) -> dict[str, Member]:
         """The destinations as they are at the planning time."""
-        return {r.name: _member(self.cfg, r) for r in self.rooms}
+        return {r.name: _member(self.cfg, r, self._per_seg) for r in self.rooms}
 
     def problem(self, userid: str, dest: Member) -> str | None:
         """The storage check's message for this guest on this destination now, or None."""

@@ -55,6 +55,11 @@ class PagingModel:
     #: tables take 2 frames per megabyte it has touched, beside its pages.
     pgmbk_kib: float = 8.0
 
+    @property
+    def frames_per_seg(self) -> float:
+        """Frames one megabyte's page management block takes (``Member.frames_per_seg``)."""
+        return self.pgmbk_kib / 4.0
+
 
 PAGING = PagingModel()
 
