@@ -272,7 +272,7 @@ class Workload:
         # the parameters never change (WORKLOAD SET makes a new workload): a step's plan, CPU
         # demand and whether it has work are the same every step of the same length
         self._ios_per_unit = float(self.params.get("ios_per_unit", 0.0))
-        self._plans: tuple[float, list[RegionPlan]] = (-1.0, [])
+        self._plans: dict[float, list[RegionPlan]] = {}
         self._demand: tuple[float, int, float] = (-1.0, 0, 0.0)
         self._busy = self._has_work()
         self._wss = -1
@@ -429,9 +429,12 @@ class Workload:
     def plan(self, dt: float) -> list[RegionPlan]:
         """The regions to walk during a step of ``dt`` seconds (the caller must not change
         them: a step of the same length gets the same list)."""
-        if self._plans[0] != dt:
-            self._plans = (dt, self._plan(dt))
-        return self._plans[1]
+        got = self._plans.get(dt)
+        if got is None:
+            if len(self._plans) >= 4:  # a member's steps come in a few lengths
+                self._plans.clear()
+            got = self._plans[dt] = self._plan(dt)
+        return got
 
     def _plan(self, dt: float) -> list[RegionPlan]:
         p = self.params

@@ -71,6 +71,17 @@ class WorkloadDriver:
         defer = self.world.defer_touches
         # what the virtual CPUs can do in the step: each region gets its share of it
         budget = min(cpu_s * speed, g.cfg.vcpus * dt)
+        fast = g.steady.get(dt)
+        if fast is not None and defer and fast[0] is plans and fast[1] == g.page_gen \
+                and fast[2] == g.pending_gen and fast[3] is m and budget >= fast[4]:
+            # as the step that made it: every region wholly resident, its references held
+            # back whole (more CPU cannot change that), the same plan, nothing applied since
+            for pend, refs in fast[5]:
+                pend[0] += refs
+            plans = []
+            units, cpu_used = fast[6], fast[7]
+        # the step's held-back references, while every region's are whole ones (None: not)
+        steady: list[tuple[list[float], float]] | None = [] if plans and defer else None
         for i, r in enumerate(plans):
             key = r.key
             if r.log_q < 0 and defer:
@@ -78,7 +89,13 @@ class WorkloadDriver:
                 if done is not None:
                     units += done[0]
                     cpu_used += done[1]
+                    if steady is not None:
+                        if done[2] is None:
+                            steady = None
+                        else:
+                            steady.append(done[2])
                     continue
+            steady = None
             if (r.log_q >= 0 and r.write_frac in (0.0, 1.0) and defer
                     and g.settled.get(key) == g.page_gen):
                 # a sequential walk over resident pages: only where it got to matters
@@ -145,6 +162,14 @@ class WorkloadDriver:
                 if self.pager.make_room(m, part, dt) == 0:
                     break
             io_left[0] -= given - part[0]
+        if plans:
+            if steady is None:
+                g.steady.pop(dt, None)
+            else:
+                if len(g.steady) >= 4:  # a member's steps come in a few lengths
+                    g.steady.clear()
+                g.steady[dt] = (plans, g.page_gen, g.pending_gen, m, budget, tuple(steady),
+                                units, cpu_used)
         g.units_acc += units
         g.units_total += units
         unit = w.unit
@@ -160,10 +185,13 @@ class WorkloadDriver:
             m.ios_total += ios
             m.vio_cpu_step += cp_s
 
-    def _defer_random(self, m: Member, g: Guest, r: RegionPlan,
-                      budget: float) -> tuple[float, float] | None:
+    def _defer_random(self, m: Member, g: Guest, r: RegionPlan, budget: float
+                      ) -> tuple[float, float, tuple[list[float], float] | None] | None:
         """Hold back a step's random references to a region whose outcome they cannot change
-        yet: ``(units, cpu seconds)``, or None when the references must be walked now.
+        yet: ``(units, cpu seconds, held)``, or None when the references must be walked now.
+        ``held`` is ``(the region's list in Guest.pending, references added)`` when the region
+        is wholly resident and the step's references all fit in the budget (a step with more
+        budget would do the same), else None.
 
         Nothing of the guest is in XSTOR or on DASD (so every page the workload references is
         resident or never touched), the member pages nothing, has frames for every guest's
@@ -238,7 +266,8 @@ class WorkloadDriver:
             guess = round(pend[5] * (1.0 - (1.0 - pend[2] / u0) ** 256)) if u0 > 0 else 0
             g.guess_segments(guess - int(pend[4]))
             pend[4] = guess
-        return touched * r.units_per_touch, need * f / m.cfg.cpu_speed
+        held = (pend, refs) if untouched == 0 and f == 1.0 else None
+        return touched * r.units_per_touch, need * f / m.cfg.cpu_speed, held
 
     def _application(self, g: Guest) -> Workload:
         """``g``'s workload, with its application's start-up phase set for what happened since

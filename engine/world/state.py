@@ -139,6 +139,12 @@ class Guest:
         self.pending_seq: dict[tuple[int, int], list[int]] = {}
         self.settled: dict[tuple[int, int], int] = {}
         self.page_gen = 0
+        # pending_gen moves whenever the references held back are applied (the lists in
+        # ``pending`` are then new ones); steady[dt] is what a step of dt seconds of the
+        # guest's workload did when every region was wholly resident and its references all
+        # fit in the step (WorkloadDriver.run repeats it while nothing it hangs on changed)
+        self.pending_gen = 0
+        self.steady: dict[float, tuple[Any, ...]] = {}
         # A step may be run in parts (a relocation pass can end inside it): seconds of the
         # current step already run, the throughput units earned so far in it, and the CPU
         # rate the guest was given in the last step (for the parts run before its allocation).
@@ -282,6 +288,7 @@ class Guest:
         self.guess_segments(-self.seg_guess)
         self.pending.clear()
         self.pending_seq.clear()
+        self.pending_gen += 1
         self.settled.clear()
         self.page_gen += 1
         self.residency_changed()
@@ -289,6 +296,7 @@ class Guest:
     def flush_pending(self) -> None:
         """Apply the references held back to the bit-planes: hits on resident pages, then the
         never-touched pages they instantiated, placed at random among the untouched."""
+        self.pending_gen += 1
         if self.planes is None:
             self.guess_segments(-self.seg_guess)
             self.pending.clear()
