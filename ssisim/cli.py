@@ -1062,7 +1062,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seeds per point, from the scenario's own (1 to 1000)")
     sw.add_argument("--measure", action="append", metavar="NAME",
                     help="a measure of each run (repeatable): relocation_s, quiesce_s, passes, "
-                    "pages_moved, relocations_done, throttle_s, peak_central_pct, "
+                    "pages_moved, relocations_done, throttle_s, held_s, peak_central_pct, "
                     "peak_slots_pct, page_in_per_s, page_out_per_s, throughput.USERID")
     sw.add_argument("--until", type=_seconds("--until"), metavar="SECONDS",
                     help="run each point to this simulated time (default: its duration_s)")

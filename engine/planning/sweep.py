@@ -58,6 +58,14 @@ def _throttle_s(s: dict[str, Any]) -> float | None:
     return float(sum(sum(r.get("throttle_s", {}).values()) for r in s["relocations"]))
 
 
+def _held_s(s: dict[str, Any]) -> float | None:
+    """Seconds the relocations' pages waited: each pass's time lost to throttles, where
+    reasons that hold the pages back at the same time count once."""
+    if not s["relocations"]:
+        return None
+    return float(sum(p["throttle_s"] for r in s["relocations"] for p in r.get("pass_list", ())))
+
+
 MEASURES: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
     "relocation_s": ("longest relocation, from the command to its end: the guest running on "
                      "the destination, or the relocation cancelled (s)",
@@ -69,6 +77,8 @@ MEASURES: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
                          lambda s: float(sum(1 for r in s["relocations"]
                                              if r.get("result") == "relocated"))),
     "throttle_s": ("seconds of throttling, all relocations and reasons", _throttle_s),
+    "held_s": ("seconds the relocations' pages waited (reasons at the same time count once)",
+               _held_s),
     "peak_central_pct": ("highest central storage use of any member (%)",
                          lambda s: max(m["central"]["peak_pct"] for m in s["members"])),
     "peak_slots_pct": ("highest paging space use of any member (%)",

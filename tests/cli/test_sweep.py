@@ -171,3 +171,21 @@ def test_a_relocation_the_run_ended_before_has_no_time_in_the_table(capsys, tmp_
     assert rc == 0, err
     (rel,) = json.loads(js)["relocations"]
     assert rel["ended"] is False and rel["quiesce_s"] == pytest.approx(4.0, abs=1.0)
+
+
+def test_held_counts_once_the_throttles_that_hold_the_pages_back_together(capsys,
+                                                                        tmp_path: Path):
+    """A destination short of frames holds the pages back for several reasons at once (frames,
+    its paging queue, the source told to wait): ``throttle_s`` adds their seconds up, ``held_s``
+    is the time the pages waited, never more than the relocation took."""
+    rc, out, err = call(capsys, "sweep", "lgr-short-destination", "--measure", "relocation_s",
+                        "--measure", "throttle_s", "--measure", "held_s", "--csv",
+                        str(tmp_path / "t.csv"), "-q", "--workers", "1", "--no-store")
+    assert rc == 0, err
+    with (tmp_path / "t.csv").open(encoding="utf-8") as f:
+        (row,) = list(csv.DictReader(f))
+    rel, thr, held = (float(row[f"{k} mean"]) for k in ("relocation_s", "throttle_s", "held_s"))
+    assert 0.3 * rel < held <= rel < thr
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    assert "held_s" in capsys.readouterr().out
