@@ -23,6 +23,23 @@ from ..world.world import World
 MAX_REFILLS = 10_000
 
 
+def carried_gap(gap: int, drawn_log_q: float, log_q: float) -> int:
+    """The pages a random walk still skips before its next reference, drawn as ``gap`` with
+    the chance of a step whose ``log_q`` was ``drawn_log_q``, in a step whose ``log_q`` is
+    ``log_q`` (a step of another length, or a new rate).
+
+    The gap is memoryless: the references still to come before it ends are the same whatever
+    the step, so it scales by the ratio of the two chances per page. Without this, a gap
+    drawn in a sliver of a step (a relocation's pass ending just after a step began: hardly a
+    reference due, so a gap of billions of pages) would hold the walk still for hours.
+    """
+    if log_q >= 0.0:
+        return 0  # a walk that selects every page skips none
+    if drawn_log_q >= 0.0 or drawn_log_q == log_q:
+        return gap
+    return int(gap * (drawn_log_q / log_q))
+
+
 class DriverWorld(World, Protocol):
     """What the driver needs besides the ``World``: the pause engine (a stopped guest's
     interrupts) and whether references to wholly resident regions may be applied lazily."""
@@ -124,6 +141,9 @@ class WorkloadDriver:
             cur = g.cursor(i, r.lo)
             if not (r.lo <= cur[0] < r.hi):
                 cur[0], cur[1] = r.lo, -1
+            elif cur[1] > 0:
+                cur[1] = carried_gap(cur[1], g.gap_log_q.get(i, r.log_q), r.log_q)
+            g.gap_log_q[i] = r.log_q
             budget_cpu = cpu_s * speed * r.budget_share
             budget_wall = g.cfg.vcpus * dt * r.budget_share
             cover = r.max_cover
@@ -160,6 +180,7 @@ class WorkloadDriver:
                 if stop != K.STOP_FRAMES:
                     break
                 if self.pager.make_room(m, part, dt) == 0:
+                    self._waits_for_writes(g, part)
                     break
             io_left[0] -= given - part[0]
         if plans:
@@ -336,6 +357,7 @@ class WorkloadDriver:
             if left <= 0 or int(out[K.T_STOP]) != K.STOP_FRAMES:
                 break
             if self.pager.make_room(m, io_left, dt) == 0:
+                self._waits_for_writes(g, io_left)
                 break
         w.startup_left = max(0, left)
         used = (cpu0 - budget_cpu) / speed
@@ -374,6 +396,14 @@ class WorkloadDriver:
                        io_budget(m, io_left[0], block), g.relocating, g.rng, out, block,
                        g.seg_map, m.seg_reserve)
         self.account_touches(m, g, io_left)
+
+    @staticmethod
+    def _waits_for_writes(g: Guest, io_left: list[float]) -> None:
+        """``g`` stopped for frames that the demand scan could not free: when that is for
+        want of paging I/O (the frames wait for writes in the devices' queue), its virtual CPUs
+        wait on the paging devices as a fault's do."""
+        if io_left[0] < 1.0:
+            g.io_short = True
 
     def account_touches(self, m: Member, g: Guest, io_left: list[float]) -> int:
         """Book the pages the last touch kernel brought in; returns how many it did."""

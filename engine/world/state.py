@@ -97,6 +97,8 @@ class Guest:
         self.reset_steal_hands()
         self.migrate_cursor = 0
         self.cursors: list[list[int]] = []
+        #: the chance per page (``RegionPlan.log_q``) each walk's next gap was drawn with
+        self.gap_log_q: dict[int, float] = {}
         self.state = LOGGED_OFF
         self.eligible_since: float | None = None
         #: when the guest entered its scheduler class (dormant, eligible, dispatch): CP's demand
@@ -352,6 +354,7 @@ class Guest:
     def reset_cursors(self) -> None:
         """Forget where the workload's walks were."""
         self.cursors = []
+        self.gap_log_q = {}
 
     def cursor(self, i: int, lo: int) -> list[int]:
         """The walk state ``[position, next_selected]`` of region ``i``."""
