@@ -125,6 +125,7 @@ def warmup() -> None:
     start_pass(p, False, 0, 1)
     x = np.zeros(X_OUT_LEN, dtype=np.int64)
     send_pages(p, q, 0, 50, 5, 50, x)
+    send_pages(p, q, 0, 50, 5, 50, x, 1e-6, 1e-3, 4, 1.0, np.zeros(2))
     count_plane(p, LGR)
     clear_plane(p, SEND)
 
@@ -893,6 +894,11 @@ def send_pages(
     dasd_reads_avail: int,
     dst_frames_avail: int,
     out: np.ndarray,
+    page_s: float = 0.0,
+    read_s: float = 0.0,
+    read_places: int = 1,
+    time_left: float = 0.0,
+    clock: np.ndarray | None = None,
 ) -> None:
     """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from ``cursor``.
 
@@ -900,7 +906,21 @@ def send_pages(
     ``dasd_reads_avail``). On the destination the page lands in a frame: a new one, or the frame it
     already has; an older copy the destination had paged out is released. Arriving pages count as
     changed (no slot holds them) and unreferenced. Results go to ``out`` (see the ``X_`` indices).
+
+    With ``page_s`` > 0 the pages also take time, within ``time_left`` seconds: ``page_s`` each
+    to send, and a page on DASD cannot go before its read is done. The reads run ahead of the
+    sending: ``read_places`` of them in the devices at once, each taking ``read_s``, the read of
+    a page on DASD starting when a place is free and the page ``read_places`` DASD pages
+    before it has gone (it held the frame this one is read into). ``clock`` gets the seconds
+    used and, of them, the seconds the sending waited for reads.
     """
+    timed = page_s > 0.0
+    places = read_places if read_places > 1 else 1
+    read_done = np.zeros(places)  # per place: when its last read was done
+    read_sent = np.zeros(places)  # per place: when the page of its last read went
+    reads = 0
+    t = 0.0
+    waited = 0.0
     nwords = src.shape[0]
     sent = 0
     fx = 0
@@ -922,7 +942,9 @@ def send_pages(
             k = popcount64(todo)
             fresh = todo & ~dst[w, CEN]
             nf = popcount64(fresh) if fresh != 0 else 0
-            if sent + k <= max_pages and nf <= dst_frames_avail:
+            if sent + k <= max_pages and nf <= dst_frames_avail \
+                    and (not timed or t + k * page_s <= time_left):
+                t += k * page_s
                 dst[w, CEN] |= todo
                 dst[w, CHG] |= todo
                 dst[w, REF] &= ~todo
@@ -940,6 +962,17 @@ def send_pages(
             if on_dasd and dasd_reads_avail <= 0:
                 stop = SEND_SRC_DASD
                 break
+            go = t
+            done = 0.0
+            if timed:
+                if on_dasd:
+                    j = reads % places
+                    done = max(read_done[j], read_sent[j]) + read_s
+                    if done > go:
+                        go = done
+                if go + page_s > time_left:
+                    stop = SEND_LIMIT
+                    break
             if (dst[w, CEN] & m) == 0:
                 if dst_frames_avail <= 0:
                     stop = SEND_DST_FRAMES
@@ -961,8 +994,15 @@ def send_pages(
             if on_dasd:
                 dasd_reads_avail -= 1
                 fd += 1
+                if timed:
+                    j = reads % places
+                    read_done[j] = done
+                    read_sent[j] = go + page_s
+                    reads += 1
+                    waited += go - t
             elif src[w, XST] & m:
                 fx += 1
+            t = go + page_s
             todo ^= m
             src[w, SEND] &= ~m
             sent += 1
@@ -982,6 +1022,9 @@ def send_pages(
     out[X_CURSOR] = w
     out[X_STOP] = stop
     out[X_WORDS] = words
+    if clock is not None:
+        clock[0] = t
+        clock[1] = waited
 
 
 @njit(cache=True, nogil=True)

@@ -17,7 +17,7 @@ import numpy as np
 from ..basics.config import LinkConfig
 from ..basics.units import PAGES_PER_GB, format_size
 from ..kernels import pages as K
-from ..world.paging import io_budget, io_units, moves_io_share
+from ..world.paging import dasd_wait_s, io_budget, io_units, moves_io_share
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
 from .migration import MoveEngine, MoveRecord
@@ -266,6 +266,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.sim = sim
         self.model = model
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
+        self._clock = np.zeros(2)  # the send kernel's seconds used and waited for reads
         self.sharers: dict[Relocation, int] = {}
         self.io_for_moves: dict[str, list[float]] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
@@ -423,8 +424,15 @@ class RelocationEngine(MoveEngine[Relocation]):
                 out = self._out
                 mine = self.io_for_moves[src.name]
                 w0 = r.cursor
+                # its reads of the guest's pages on DASD run ahead of the sending in the places
+                # the guests' faults leave in the paging devices' queue (as many reads at once),
+                # each taking the devices' service time: a page on DASD waits for its read
+                places = max(1, int(round(src.io_concurrency - src.fault_places)))
+                clock = self._clock
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
-                             io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out)
+                             io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out,
+                             per_page, dasd_wait_s(src), places,
+                             max(left, budget_pages * per_page) + 0.5 * per_page, clock)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 if sent:
@@ -449,7 +457,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                 io_left[src.name][0] -= read
                 mine[0] -= read
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
-                used = min(left, sent * per_page)
+                waited = float(clock[1])  # for reads of pages on DASD
+                used = min(left, sent * per_page + waited)
+                waited = min(used, waited)
                 left -= used
                 cpu_src = sent * (self.model.send_cpu_s_per_page
                                   + (stage if live else 0.0)) / src.cfg.cpu_speed
@@ -457,12 +467,12 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self.cpu_s[dst.name] = self.cpu_s.get(dst.name, 0.0) + \
                     sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 r.cpu_s += cpu_src + sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
-                # time lost to a shared link and to reordering, for the pass record
-                cur.throttle_s += used * ((1.0 - 1.0 / sharers) + order)
-                r.ordering_lost_s += used * order
+                # time lost to a shared link, to reordering and to reads, for the pass record
+                cur.throttle_s += (used - waited) * ((1.0 - 1.0 / sharers) + order) + waited
+                r.ordering_lost_s += (used - waited) * order
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
-                src_paging = stop == K.SEND_SRC_DASD
+                src_paging = stop == K.SEND_SRC_DASD or waited > 0.01 * dt
                 if dst_frames_short:
                     # the destination's demand scan makes room as the pages come in, as fast
                     # as its paging devices write (what is left of them this step)
@@ -479,8 +489,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._held(r, "destination", "steal",
                            dst_frames_short and sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0
-                if dst_frames_short or src_paging:
+                if dst_frames_short or stop == K.SEND_SRC_DASD:
                     # wait for the rest of the step: frames or paging I/O come back next step
+                    cur.throttle_s += left
+                    left = 0.0
+                    break
+                if stop == K.SEND_LIMIT and sent == 0:
+                    # the rest of the step is shorter than the next page takes (with its read)
                     cur.throttle_s += left
                     left = 0.0
                     break
