@@ -601,7 +601,13 @@ class Simulation:
                 pm[1] += int(math.floor(c.xstor + 1e-9))
                 pm[2] += int(math.floor(c.slots + 1e-9))
                 dat[c.member] += int(math.floor(c.dat_segs + 1e-9))
+        staging = {n: 0 for n in self.members}
+        for rel in self.reloc.all:
+            staging[rel.source] += rel.stage_pool
         for name, m in self.members.items():
+            if staging[name] != m.stage_frames:
+                problems.append(f"{name}: {m.stage_frames} staging frames counted but its "
+                                f"relocations hold {staging[name]}")
             if dat[name] != m.dat_segs:
                 problems.append(f"{name}: {m.dat_segs} megabytes of DAT tables counted but the "
                                 f"guests hold {dat[name]}")

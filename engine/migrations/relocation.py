@@ -237,6 +237,8 @@ class Relocation(MoveRecord):
     pages_moved: int = 0
     cpu_s: float = 0.0
     ordering_lost_s: float = 0.0
+    #: frames it holds on the source to stage outbound pages (``Member.stage_frames``)
+    stage_pool: int = 0
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The relocation as the JSON summary carries it."""
@@ -399,22 +401,21 @@ class RelocationEngine(MoveEngine[Relocation]):
                 per_page = 1.0 / rate + (stage / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
                                          if live else 0)
                 per_page /= max(1e-9, 1.0 - order)
-                # staging takes frames from the source's free frames above its low mark, each
-                # held for stage_hold_s; short of them, the source's demand scan must free more
-                # first, within its paging I/O, and the pages go at the pace frames come free
-                need = (1.0 / per_page) * self.model.stage_hold_s if live else 0.0
-                spare = src.free_frames - src.free_low
-                if live and spare < need:
-                    sim.replenish(src, int(math.ceil(need - spare)))
-                    spare = src.free_frames - src.free_low
-                throttled_src_frames = live and spare < need
+                # staging a page holds a frame for stage_hold_s: at the link's pace the
+                # relocation keeps a pool of frames for it, taken from the source's free frames
+                # above its low mark (short of them, its demand scan must free more first,
+                # within its paging I/O) and kept until the guest stops; with fewer, the pages
+                # go at the pace the pool allows
+                need = int(math.ceil((1.0 / per_page) * self.model.stage_hold_s)) if live else 0
+                self._stage_pool(r, src, need)
+                throttled_src_frames = r.stage_pool < need
                 self._held(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
-                    if spare <= 0:
+                    if r.stage_pool <= 0:
                         cur.throttle_s += left  # nothing to stage with until the next step
                         left = 0.0
                         break
-                    per_page = self.model.stage_hold_s / spare
+                    per_page = self.model.stage_hold_s / r.stage_pool
                 budget_pages = max(1, int(left / per_page))
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills as they come in
@@ -520,6 +521,19 @@ class RelocationEngine(MoveEngine[Relocation]):
         self._now = t + dt
         if r.active:
             self._check_limits(r)
+
+    def _stage_pool(self, r: Relocation, src: Member, need: int) -> None:
+        """Bring ``r``'s staging frames to ``need``: more from the source's free frames above
+        its low mark and what its demand scan frees for them now (within the step's paging
+        I/O: a source below its low mark gives the relocation only the frames freed for it),
+        or back to the free frames."""
+        more = need - r.stage_pool
+        if more > 0:
+            spare = max(0, src.free_frames - src.free_low)
+            freed = self.sim.replenish(src, more - spare) if spare < more else 0
+            more = min(more, spare + freed, max(0, src.free_frames))
+        r.stage_pool += more
+        src.stage_frames += more
 
     def _held(self, r: Relocation, side: str, reason: str, on: bool) -> None:
         """A reason that holds the pages back while it lasts: its throttle starts when it first
@@ -643,6 +657,7 @@ class RelocationEngine(MoveEngine[Relocation]):
     def _finish(self, r: Relocation, state: str, result: str, message: str) -> None:
         for key, start in list(r.active_throttles.items()):
             self._close_throttle(r, key, start)
+        self._stage_pool(r, self.sim.members[r.source], 0)
         self.close(r, state, result, message)
         g = r.guest
         g.relocating = False

@@ -376,6 +376,9 @@ class Member:
         #: frames, and the frames each takes (``PagingModel.pgmbk_kib`` / 4)
         self.dat_segs = 0
         self.frames_per_seg = 2.0
+        #: frames CP holds to stage the outbound pages of relocations from this member
+        #: (``Relocation.stage_pool``)
+        self.stage_frames = 0
         self.xstor_used = 0
         self.slots_used = 0
         self.counters = PagingCounters()
@@ -438,13 +441,13 @@ class Member:
 
     @property
     def used_frames(self) -> int:
-        """Frames in use: the guests' pages and their DAT tables."""
-        return self.resident + self.dat_frames
+        """Frames in use: the guests' pages, their DAT tables and relocations' staging."""
+        return self.resident + self.dat_frames + self.stage_frames
 
     @property
     def free_frames(self) -> int:
-        """Frames holding neither a guest page nor a guest's DAT tables."""
-        return self.frames - self.resident - self.dat_frames
+        """Frames holding neither a guest page, a guest's DAT tables nor a staged page."""
+        return self.frames - self.resident - self.dat_frames - self.stage_frames
 
     @property
     def cp_cpus(self) -> float:

@@ -63,14 +63,16 @@ def relocation(text: str, until: float = 900) -> dict:
 
 def test_a_short_source_relocates_more_slowly_the_slower_its_paging() -> None:
     roomy = relocation(source_short("32G", 2.0))
-    short = [relocation(source_short("8G", ms)) for ms in (2.0, 3.0, 4.0)]
+    # (devices far apart in speed: a slower device also leaves fewer of MOVER's pages on it
+    # when the move starts, and between close speeds that can win)
+    short = [relocation(source_short("8G", ms)) for ms in (1.0, 4.0, 8.0)]
     # a roomy source does not care how fast its paging devices are
     assert roomy["relocation_s"] == relocation(source_short("32G", 0.5))["relocation_s"]
     assert "source:stage_frames" not in roomy["throttle_s"]
     times = [r["relocation_s"] for r in short]
     assert roomy["relocation_s"] < times[0] < times[1] < times[2]
-    # the pages wait for staging frames, which the source's demand scan frees at its devices'
-    # pace: the stage-frames throttle says so, and for longer as the devices slow
+    # the relocation waits for its pool of staging frames, which the source's demand scan
+    # frees at its devices' pace: the stage-frames throttle says so, longer as they slow
     held = [r["throttle_s"].get("source:stage_frames", 0.0) for r in short]
     assert 0 < held[0] < held[1] < held[2]
 
@@ -217,6 +219,29 @@ def test_a_short_sources_reads_do_not_hang_on_the_step() -> None:
         first = sim.reloc.all[0].passes[0]
         assert first.end_s and sim.guests["LNX100"].n_dsd > 0
         firsts.append(first.end_s - first.start_s)
-    assert firsts[0] == pytest.approx(firsts[1], rel=0.03)
+    assert firsts[0] == pytest.approx(firsts[1], rel=0.05)
     # slower than from a roomy source (22 s), reading the pages on DASD
     assert firsts[0] > 40
+
+
+@pytest.mark.parametrize("step_s", [0.1, 1.0])
+def test_a_relocation_keeps_its_staging_frames_while_it_moves_the_guest(step_s: float) -> None:
+    """Staging takes a pool of frames (a page holds one for ``stage_hold_s``) that the
+    relocation keeps until the guest stops: on a source that lives below its low mark, the
+    demand scan frees the pool once, at the devices' pace, and the guests cannot take it back.
+    (Staging frames sought again in every step starved the move whenever the guests' faults
+    had eaten the free frames: the throttle held it 28 s at 0.1 s steps and 62 s at 1 s.)"""
+    sim = Simulation(loads_scenario(source_short("8G", 2.0).replace(
+        "step_s = 1", f"step_s = {step_s}")))
+    src = sim.members["SRC"]
+    sim.run_until(119.9)
+    assert src.free_frames < src.free_low  # the guests keep it short of frames
+    sim.run_until(124)
+    (r,) = sim.reloc.active
+    assert r.state == "moving" and src.stage_frames == r.stage_pool > 0
+    assert src.used_frames == src.resident + src.dat_frames + src.stage_frames
+    assert sim.verify() == []
+    sim.run_until(900)
+    (done,) = build_summary(sim)["relocations"]
+    assert done["result"] == "relocated" and src.stage_frames == 0 and sim.verify() == []
+    assert done["throttle_s"].get("source:stage_frames", 0.0) < 3.0

@@ -95,6 +95,7 @@ def test_slots_stay_taken_after_the_pages_left(scenario):
         peak = max(peak, used_pct(sim))
     after = used_pct(sim)
     assert sim.guests["TEST1"].member == "MEMB2"
-    assert 10 < after < peak - 5
+    # (the debrief: 10 % left of a peak of 17 %)
+    assert 5 < after < peak - 5
     assert sum(sim.guests[u].n_slot for u in ("PROD1", "PROD2")) > 0
     assert sim.members["MEMB2"].slots_used == 0, "MEMB2 has room: nothing pages there"
