@@ -37,7 +37,7 @@ def carried_gap(gap: int, drawn_log_q: float, log_q: float) -> int:
         return 0  # a walk that selects every page skips none
     if drawn_log_q >= 0.0 or drawn_log_q == log_q:
         return gap
-    return int(gap * (drawn_log_q / log_q))
+    return int(min(gap * (drawn_log_q / log_q), K.MAX_GAP))
 
 
 class DriverWorld(World, Protocol):

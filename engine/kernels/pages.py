@@ -47,6 +47,9 @@ T_IN_HI = 12
 T_NEW_SEGS = 13  # megabytes that got their first page (``seg_map``): page management blocks built
 T_OUT_LEN = 14
 
+#: the longest gap a random walk draws (pages; beyond it, a walk never comes to its next page)
+MAX_GAP = 4_000_000_000_000_000_000
+
 # Why the send kernel stopped.
 SEND_DONE = 0  # nothing left to send in this pass
 SEND_LIMIT = 1  # sent as many pages as it was allowed
@@ -155,8 +158,8 @@ def geometric_gap(state: np.ndarray, log_q: float) -> int:
     if log_q == -np.inf:
         return 0
     g = np.log(uniform(state)) / log_q
-    if g > 4.0e18:
-        return 4000000000000000000
+    if g > MAX_GAP:
+        return MAX_GAP
     return int(g)
 
 

@@ -61,6 +61,7 @@ def test_a_pass_that_ends_a_sliver_into_a_step_does_not_stop_the_guest() -> None
     (1000, -0.01, -0.02, 500),       # twice the chance per page: half the pages
     (10**12, -1e-9, -0.005, 200_000),   # drawn in a sliver: scaled to the step's chance
     (1000, -0.01, 0.0, 0),           # a walk that selects every page skips none
+    (10**12, -1.0, -1e-20, 4 * 10**18),  # no further than a walk's longest gap (int64)
 ])
 def test_a_carried_gap_scales_with_the_chance_per_page(gap, drawn, now, want) -> None:
     assert carried_gap(gap, drawn, now) == want
