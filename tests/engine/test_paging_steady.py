@@ -201,3 +201,39 @@ def test_idle_guests_with_pages_on_dasd_do_not_make_a_fault_wait() -> None:
     assert all(sim.guests[f"IDLE{i}"].n_dsd > 0 for i in range(8))
     assert sim.guests["TOUCH"].counters.dasd_in > 0  # TOUCH pages
     assert sim.dasd_wait_s(m) == pytest.approx(m.cfg.volumes[0].service_ms / 1000)
+
+
+def test_a_guest_waiting_for_frames_that_wait_for_writes_holds_its_places() -> None:
+    """A guest still touching pages for the first time needs no reads, but on a member whose
+    paging device cannot write out pages as fast as it takes frames, its virtual CPUs wait for
+    frames, and the frames for writes in the device's queue: they hold its places as faults
+    do, so a relocation from the member reads with what is left (they counted none)."""
+    text = '''
+format = "ssisim-scenario"
+version = 1
+name = "frames wait for writes"
+[run]
+seed = 3
+duration_s = 60
+step_s = 1
+[[member]]
+name = "M1"
+cpus = 4
+central = "2G"
+  [[member.volume]]
+  volid = "PAG001"
+  size = "16G"
+  service_ms = 20
+  queue_depth = 1
+[[guest]]
+userid = "GROW"
+member = "M1"
+storage = "8G"
+vcpus = 3
+workload = { type = "seqtouch", buffer_mb = 6000, rate_pages_s = 200000 }
+'''
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(20)
+    m = sim.members["M1"]
+    assert m.free_frames < m.free_low  # the device cannot keep up
+    assert m.fault_places == pytest.approx(3.0)
