@@ -967,9 +967,9 @@ def send_pages(
                 break
             go = t
             done = 0.0
+            j = reads % places  # the place this page's read takes, if it is on DASD
             if timed:
                 if on_dasd:
-                    j = reads % places
                     done = max(read_done[j], read_sent[j]) + read_s
                     if done > go:
                         go = done
@@ -998,7 +998,6 @@ def send_pages(
                 dasd_reads_avail -= 1
                 fd += 1
                 if timed:
-                    j = reads % places
                     read_done[j] = done
                     read_sent[j] = go + page_s
                     reads += 1

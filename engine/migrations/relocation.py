@@ -430,6 +430,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                 # each taking the devices' service time: a page on DASD waits for its read
                 places = max(1, int(round(src.io_concurrency - src.fault_places)))
                 clock = self._clock
+                # (time for the budget's pages and half a page more: without reads to wait
+                # for, the page count ends the call, not rounding in the kernel's clock)
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
                              io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out,
                              per_page, dasd_wait_s(src), places,

@@ -31,7 +31,7 @@ class MemberSample(NamedTuple):
 
     t_s: float
     member: str
-    central_used: int  # frames in use (guest pages and their DAT tables)
+    central_used: int  # frames in use (guest pages, their DAT tables, relocations' staging)
     free_frames: int
     xstor_used: int  # XSTOR blocks in use
     slots_used: int  # paging slots (DASD) in use
