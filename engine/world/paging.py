@@ -198,12 +198,13 @@ class Pager:
         ``free_high`` at once would spend the step's paging I/O on writes before a single read,
         and the guests would stand still for the rest of the step (then run without paging the
         step after: an oscillation of the step, not of the system). At most an eighth of what
-        the devices serve in ``dt`` at a time keeps the two interleaved; a member without
-        paging devices steals only to XSTOR, which costs no device time, and refills at once.
+        the devices serve in ``dt`` at a time (at least a block) keeps the two interleaved at
+        any step length; a member without paging devices steals only to XSTOR, which costs no
+        device time, and refills at once.
         """
         want = max(m.free_high - m.free_frames, 256)
         if m.io_capacity_s > 0:
-            want = min(want, max(256, int(m.io_capacity_s * dt / 8)))
+            want = min(want, max(self.model.block_pages, int(m.io_capacity_s * dt / 8)))
         return self.steal(m, want, io_left)
 
     def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,

@@ -245,3 +245,29 @@ def test_a_relocation_keeps_its_staging_frames_while_it_moves_the_guest(step_s: 
     (done,) = build_summary(sim)["relocations"]
     assert done["result"] == "relocated" and src.stage_frames == 0 and sim.verify() == []
     assert done["throttle_s"].get("source:stage_frames", 0.0) < 3.0
+
+
+def test_a_guests_page_reads_keep_their_place_beside_the_demand_scans_writes() -> None:
+    """A fault that needs a frame has the demand scan free one a piece at a time, each piece
+    an eighth of what the devices serve in the step, so the scan's writes and the guests' reads
+    take turns in the devices' queue at any step length. (A piece of at least 256 pages was more
+    than a short step's whole paging I/O: at 0.1 s steps the sequential toucher HOG wrote out
+    its pages for the frames MOVER's first touches took and never read one back, so MOVER kept
+    every page in central storage and moved in 6 s, against 36 s at 1 s steps.)"""
+    results = []
+    for step in (0.1, 1.0):
+        sim = Simulation(loads_scenario(source_short("8G", 2.0).replace(
+            "step_s = 1", f"step_s = {step}")))
+        sim.run_until(60)
+        hog, mover = sim.guests["HOG"], sim.guests["MOVER"]
+        read = hog.counters.dasd_in
+        sim.run_until(119.9)
+        assert hog.counters.dasd_in - read > 5_000  # HOG reads its pages back as it goes
+        out = mover.n_dsd
+        sim.run_until(240)
+        (r,) = build_summary(sim)["relocations"]
+        assert r["result"] == "relocated"
+        results.append((out, r["relocation_s"]))
+    (out_short, t_short), (out_long, t_long) = results
+    assert out_short == pytest.approx(out_long, rel=0.25)  # MOVER gave as many pages
+    assert t_short == pytest.approx(t_long, rel=0.15)
