@@ -91,6 +91,9 @@ class Simulation:
         #: relocations repeated back and forth: (last command, the member the guest left, no
         #: repeat after this time, scenario line)
         self._repeats: list[tuple[VmrelocateMove, str, float, int]] = []
+        self.command_lead_s = 0.0
+        #: when the operator's console was last freed by the end of a SYNC relocation
+        self._console_free_s = 0.0
         for entry in scenario.timeline:
             self.schedule(entry)
         self._rotate = 0
@@ -288,15 +291,33 @@ class Simulation:
         """True while a SYNC relocation holds the operator's console (commands wait)."""
         return any(r.options.sync and r.issuer == "OPERATOR" for r in self.reloc.active)
 
+    def _console_freed_s(self) -> float:
+        """When the last SYNC relocation that held the operator's console ended."""
+        return max((r.t_end for r in self.reloc.all if r.options.sync
+                    and r.issuer == "OPERATOR" and r.t_end is not None), default=0.0)
+
     def _run_due_commands(self) -> None:
+        """Run the commands that are due. A command that waited (for its time within the last
+        step, or for the console a SYNC relocation held) ran when it could, not when the step
+        began: a relocation it starts begins then (``World.command_lead_s``), so that a chain
+        of SYNC relocations does not wait for step boundaries between its links."""
+        freed: float | None = None
         while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
-            _, seq, entry = heapq.heappop(self._queue)
-            if entry.repeat:
-                self._start_repeat(entry)
-                continue
-            resp = self.execute(entry.command, line=entry.line)
+            due, seq, entry = heapq.heappop(self._queue)
+            if freed is None:
+                freed = self._console_freed_s()
+            self.command_lead_s = max(0.0, self.t - max(due, freed))
+            try:
+                if entry.repeat:
+                    self._start_repeat(entry)
+                    continue
+                resp = self.execute(entry.command, line=entry.line)
+            finally:
+                self.command_lead_s = 0.0
             if seq in self._tickets:
                 self._tickets[seq] = resp
+            if self.console_busy():
+                freed = None
         self._repeat_relocations()
 
     def _start_repeat(self, entry: TimelineEntry) -> None:
@@ -327,7 +348,15 @@ class Simulation:
             to = home if g.member == cmd.dest.upper() else cmd.dest
             other = cmd.dest if to == home else home
             nxt = dataclasses.replace(cmd, dest=to)
-            if self.execute(nxt, line=line).ok:
+            # the next one goes when the last one ended, within the last step
+            last = next((r for r in reversed(self.reloc.all) if r.guest is g), None)
+            if last is not None and last.t_end is not None:
+                self.command_lead_s = max(0.0, self.t - last.t_end)
+            try:
+                ok = self.execute(nxt, line=line).ok
+            finally:
+                self.command_lead_s = 0.0
+            if ok:
                 keep.append((nxt, other, until, line))
             else:
                 self.emit("REPEAT_STOPPED", g.member, g.userid,

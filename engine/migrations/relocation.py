@@ -239,6 +239,9 @@ class Relocation(MoveRecord):
     ordering_lost_s: float = 0.0
     #: frames it holds on the source to stage outbound pages (``Member.stage_frames``)
     stage_pool: int = 0
+    #: seconds it began before the step it was started in (``World.command_lead_s``): its
+    #: first step does that much more
+    lead_s: float = 0.0
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The relocation as the JSON summary carries it."""
@@ -290,7 +293,9 @@ class RelocationEngine(MoveEngine[Relocation]):
         """Begin moving ``guest`` (checks already passed)."""
         assert guest.member is not None and guest.planes is not None
         sim = self.sim
-        r = Relocation(guest, guest.member, dest, options, link, issuer, sim.t)
+        lead = min(max(0.0, sim.command_lead_s), sim.step_s)
+        r = Relocation(guest, guest.member, dest, options, link, issuer, sim.t - lead)
+        r.lead_s = lead
         shadow = Guest(guest.cfg, sim.seed)
         shadow.member = dest
         # np.zeros maps pages lazily (zeros_like would write all of them now)
@@ -364,7 +369,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         g = r.guest
         shadow = r.incoming
         assert shadow is not None and g.planes is not None and shadow.planes is not None
-        t = sim.t
+        # (a relocation started in this step that began before it does its first part too)
+        dt += r.lead_s
+        t = sim.t - r.lead_s
+        r.lead_s = 0.0
         left = dt
         self._now = t
         base_rate = link_pages_per_s(r.link, self.model)

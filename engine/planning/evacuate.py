@@ -305,18 +305,22 @@ def run_job(job: RunJob) -> dict[str, Any]:
     executed = 0  # of the commands issued, those CP has run (accepted or refused)
     k = cand.concurrency
 
-    def issue(n: int) -> None:
-        # queued as the timeline would hold them: they run at the start of the next step,
-        # after any of the scenario's own commands due then, as in a replay of the plan
-        for _ in range(n):
+    def issue(n: int, times: list[float]) -> None:
+        # queued as the timeline would hold them: for the time a relocation of the plan ended
+        # in the last step (the one each takes the place of, the earliest first), or now; they
+        # run at the start of the next step, and the relocations begin at those times, as in a
+        # replay of the plan (``World.command_lead_s``)
+        for i in range(n):
             uid, dest = pending.pop(0)
             text = cand.command(uid, dest)
-            sim.schedule(TimelineEntry(sim.t, text))
-            issued.append((sim.t, uid, dest, text))
+            at = times[i] if i < len(times) else sim.t
+            sim.schedule(TimelineEntry(at, text))
+            issued.append((at, uid, dest, text))
 
     # SYNC: every command at once; each waits for the console the one before holds
-    issue(len(pending) if k == 0 else min(k, len(pending)))
+    issue(len(pending) if k == 0 else min(k, len(pending)), [])
     while sim.t < job.until_s - 1e-9:
+        t_before = sim.t
         sim.step()
         texts = {text for _, _, _, text in issued}
         executed += sum(1 for e in sim.command_log[seen:] if e[1] in texts)
@@ -324,7 +328,10 @@ def run_job(job: RunJob) -> dict[str, Any]:
         in_flight = sum(1 for _, uid, _, _ in issued if sim.reloc.of(uid) is not None)
         waiting = len(issued) - executed
         if k and pending and in_flight + waiting < k:
-            issue(min(k - in_flight - waiting, len(pending)))
+            mine_now = {uid for _, uid, _, _ in issued}
+            ended = sorted(r.t_end for r in sim.reloc.all if r.guest.userid in mine_now
+                           and r.t_end is not None and r.t_end > t_before - 1e-9)
+            issue(min(k - in_flight - waiting, len(pending)), ended)
         elif not pending and in_flight == 0 and waiting == 0:
             break
     mine = {uid for _, uid, _, _ in issued}
@@ -767,7 +774,11 @@ def commands_text(result: EvacuationResult, outcome: Outcome | None = None) -> s
         if c.concurrency == 0:
             when = "at once" if i == 0 else "when the one before returns (SYNC)"
         else:
-            ended = [u for u, e in ends.items() if t - run["step_s"] - 1e-6 < e <= t + 1e-6]
+            # the relocation it took the place of ended at its time (the ends in the summary
+            # are rounded to the millisecond); a plan run before that issued it at the end of
+            # the step in which they ended
+            ended = [u for u, e in ends.items() if abs(e - t) <= 2e-3] or \
+                [u for u, e in ends.items() if t - run["step_s"] - 1e-6 < e <= t + 1e-6]
             when = "at once" if t <= result.at_s + 1e-9 else \
                 f"when {', '.join(sorted(ended)) or 'a relocation'} " \
                 f"{'have' if len(ended) > 1 else 'has'} ended"

@@ -154,7 +154,12 @@ class Pager:
         CP walks its lists in order: the dormant list first, the guest dormant longest first,
         taking a guest's unreferenced pages before moving on to the next, so a few idle guests
         give most of the frames; then the eligible and the dispatch list, whose guests are all
-        at work, each giving in proportion to its resident pages. Pages referenced since the
+        at work, each giving in proportion to its resident pages. A visit of those lists
+        resumes where the last one left off: after the guest it ended with, or at that guest
+        when the visit had what it wanted before the guest gave its whole share. So when the
+        paging devices' queue fills before a visit is through, or a visit is done before its
+        last guest's share, it is not the same guests every time that give the less (every
+        visit beginning with the same guest made it give the most). Pages referenced since the
         last visit get a second chance; reserved pages (SET RESERVED) are protected. Two clock
         passes over each list; only then are referenced pages taken, in the same order.
         """
@@ -171,13 +176,22 @@ class Pager:
                 break
             cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls
                      and g.n_cen > g.set_reserved]
+            if cls:  # (the lists in a fixed order: by user ID)
+                cands.sort(key=lambda g: g.userid)
+                at, after = m.scan_next
+                k = next((i for i, g in enumerate(cands)
+                          if g.userid > at or (g.userid == at and not after)), 0)
+                cands = cands[k:] + cands[:k]
             total = sum(g.n_cen - g.set_reserved for g in cands)
             for g in cands:
                 avail = g.n_cen - g.set_reserved
                 if cls == 0:  # dormant: the longest dormant gives all it can first
                     share = min(avail, want - got)
                 else:  # at work: each in proportion
-                    share = min(avail, max(1, math.ceil(need * avail / total)), want - got)
+                    whole = min(avail, max(1, math.ceil(need * avail / total)))
+                    share = min(whole, want - got)
+                    # (the next visit: after this guest, or at it if it gave less than its share)
+                    m.scan_next = (g.userid, share >= whole)
                 if share <= 0:
                     continue
                 n, blocked = self.steal_from(m, g, share, take_ref, io_left)

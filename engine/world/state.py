@@ -413,6 +413,9 @@ class Member:
         self.cleanup_cpus = 0.0
         self.dasd_full_reported = False
         self.half_full_reported = False
+        #: where the demand scan's next visit of the eligible and dispatch lists begins: at
+        #: the guest with this user ID, or after it (``Pager.steal``)
+        self.scan_next: tuple[str, bool] = ("", False)
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
         self.free_low = max(64, self.frames // 200)
         self.free_high = max(128, self.frames // 100)

@@ -60,6 +60,10 @@ class World(Protocol):
     io_left: dict[str, list[float]]
     #: pages the demand scan took from guests arriving by relocation
     stolen_from_incoming: int
+    #: how long before the current step began the command being run was due: it waited for
+    #: the operator's console, or for the relocation before it to end, within the last step
+    #: (a relocation it starts began then)
+    command_lead_s: float
 
     @property
     def t(self) -> float:

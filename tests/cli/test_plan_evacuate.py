@@ -81,3 +81,18 @@ def test_windows_are_read_as_an_operator_writes_them():
     for bad in ("", "h", "2x", "-5", "0", "1h 2q"):
         with pytest.raises(EvacuateError):
             parse_window(bad)
+
+
+def test_asynchronous_plans_start_the_next_relocation_when_one_ends() -> None:
+    """One at a time with ASYNC: the planner issues the next command for the time the relocation
+    before it ended, and the next relocation begins then, not at the next step."""
+    from ssisim.engine.planning.evacuate import Candidate, RunJob, run_job
+
+    cand = Candidate((("BIG", "MEMB2"), ("SMALL", "MEMB2")), 1, False, None, "test")
+    run = run_job(RunJob(SMALL_CASE, 1, 20.0, 400.0, cand, ()))
+    (t0, *_), (t1, *_) = run["issued"]
+    first, second = run["relocations"]
+    assert t0 == 20.0 and first["start_s"] == 20.0 and first["result"] == "relocated"
+    end = first["start_s"] + first["relocation_s"]
+    assert t1 == pytest.approx(end, abs=0.002) and t1 % run["step_s"] > 1e-6  # within a step
+    assert second["start_s"] == pytest.approx(end, abs=0.002)

@@ -3,7 +3,9 @@ all of them, before the next; a few idle guests give most frames, never an even 
 
 from __future__ import annotations
 
-from ssisim.engine import Simulation, build_summary, loads_scenario
+import pytest
+
+from ssisim.engine import Simulation, build_summary, find_scenario, loads_scenario
 
 
 def scenario() -> str:
@@ -105,3 +107,58 @@ workload = { type = "seqtouch", buffer_mb = 200, rate_pages_s = 200000 }
     assert resident > 3 * 262144  # more than 3 GB: in the slices found empty before
     assert take_all() == resident  # found wherever the walk left them
     assert sim.verify() == []
+
+
+def test_guests_at_work_give_pages_alike_at_any_step_length() -> None:
+    """Lesson 9's member: two production guests and a growing test take turns in the devices'
+    queue while the demand scan writes their pages out at the devices' pace, a piece at a time.
+    A visit of the dispatch list resumes after the guest the last one left off at, so which
+    guest gives its pages does not depend on how long the simulation's step is. (Each piece
+    began with PROD1, the first by name, until the devices' queue was full: at 0.1 s steps
+    PROD1 kept 70,000 of its 786,000 pages at 280 s, at 1 s steps 241,000.)"""
+    text = find_scenario("lessons/09-paging-space").read_text(encoding="utf-8")
+    kept = []
+    for step in (0.1, 1.0):
+        sim = Simulation(loads_scenario(text.replace("step_s = 1\n", f"step_s = {step}\n", 1)))
+        sim.run_until(280)
+        assert sim.members["MEMB1"].counters.dasd_out > 1_000_000  # it pages hard
+        kept.append({u: g.n_cen for u, g in sim.guests.items() if g.member == "MEMB1"})
+    short, long_ = kept
+    for userid in ("PROD1", "PROD2", "TEST1"):
+        assert short[userid] == pytest.approx(long_[userid], rel=0.15), userid
+
+
+def test_guests_alike_at_work_give_alike() -> None:
+    """Four identical application servers on a member short of storage: the demand scan's
+    visits of the dispatch list resume where the last one left off, so none of them gives more
+    pages for its name. (Every visit began with APP1, and the visits were done before their
+    last guests' shares: APP1 wrote out 387,000 pages and APP4 243,000.)"""
+    app = ('{ type = "appserver", wss_mb = 1800, requests_per_s = 50, '
+           'pages_per_request = 2000, hot_fraction = 0.5, hot_share = 0.6 }')
+    guests = "".join(f'''
+[[guest]]
+userid = "APP{i}"
+member = "M1"
+storage = "2G"
+workload = {app}
+''' for i in range(1, 5))
+    sim = Simulation(loads_scenario(f'''
+format = "ssisim-scenario"
+version = 1
+name = "four alike"
+[run]
+seed = 5
+duration_s = 300
+step_s = 1
+[[member]]
+name = "M1"
+cpus = 4
+central = "6G"
+  [[member.volume]]
+  volid = "M1PG01"
+  size = "16G"
+{guests}'''))
+    sim.run_until(300)
+    out = [sim.guests[f"APP{i}"].counters.dasd_out for i in range(1, 5)]
+    assert min(out) > 200_000  # they page hard
+    assert max(out) < min(out) * 1.05
