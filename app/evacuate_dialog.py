@@ -57,7 +57,7 @@ from .plan_jobs import Cancelled, PlanJob, Progress, default_processes
 #: How often the progress bar is brought up to date (ms).
 PROGRESS_MS = 100
 #: Columns of the plans' table that hold figures (aligned right).
-FIGURES = ("guests moved", "total s", "worst quiesce s", "tput lost %", "throttle s")
+FIGURES = ("guests moved", "total s", "worst quiesce s", "tput lost %", "held s")
 
 
 def _linked(scenario: ScenarioConfig, member: str) -> list[str]:

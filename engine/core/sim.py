@@ -96,9 +96,8 @@ class Simulation:
         #: relocations repeated back and forth: (last command, the member the guest left, no
         #: repeat after this time, scenario line)
         self._repeats: list[tuple[VmrelocateMove, str, float, int]] = []
+        #: how long before the step began the command being run was due (``World``)
         self.command_lead_s = 0.0
-        #: when the operator's console was last freed by the end of a SYNC relocation
-        self._console_free_s = 0.0
         for entry in scenario.timeline:
             self.schedule(entry)
         self._rotate = 0
