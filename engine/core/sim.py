@@ -320,8 +320,6 @@ class Simulation:
                 self.command_lead_s = 0.0
             if seq in self._tickets:
                 self._tickets[seq] = resp
-            if self.console_busy():
-                freed = None
         self._repeat_relocations()
 
     def _start_repeat(self, entry: TimelineEntry) -> None:

@@ -500,13 +500,10 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._held(r, "destination", "steal",
                            dst_frames_short and sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0
-                if dst_frames_short or stop == K.SEND_SRC_DASD:
-                    # wait for the rest of the step: frames or paging I/O come back next step
-                    cur.throttle_s += left
-                    left = 0.0
-                    break
-                if stop == K.SEND_LIMIT and sent == 0:
-                    # the rest of the step is shorter than the next page takes (with its read)
+                if dst_frames_short or stop == K.SEND_SRC_DASD \
+                        or (stop == K.SEND_LIMIT and sent == 0):
+                    # wait for the rest of the step: frames or paging I/O come back next step,
+                    # or the rest of the step is shorter than the next page takes (with its read)
                     cur.throttle_s += left
                     left = 0.0
                     break

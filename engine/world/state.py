@@ -450,7 +450,7 @@ class Member:
     @property
     def free_frames(self) -> int:
         """Frames holding neither a guest page, a guest's DAT tables nor a staged page."""
-        return self.frames - self.resident - self.dat_frames - self.stage_frames
+        return self.frames - self.used_frames
 
     @property
     def cp_cpus(self) -> float:
