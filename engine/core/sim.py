@@ -100,7 +100,6 @@ class Simulation:
         self.command_lead_s = 0.0
         for entry in scenario.timeline:
             self.schedule(entry)
-        self._rotate = 0
         #: each member's guests by user ID, as of the placement count (``guests_on``)
         self._placed: tuple[int, dict[str, list[Guest]]] = (-1, {})
         self.command_log: list[tuple[float, str, int, int, tuple[str, ...]]] = []
@@ -109,11 +108,12 @@ class Simulation:
         self.models = Models.from_table(scenario.model)
         for m in self.members.values():
             m.frames_per_seg = self.models.paging.frames_per_seg
+            m.free_low, m.free_high = self.models.paging.free_marks(m.frames)
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self, self.models.lgr)
         self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
         self.driver = WorkloadDriver(self, self.pager, self.models.paging, self.models.vio)
-        self.pause = PauseEngine(self, self.models.pause)
+        self.pause = PauseEngine(self, self.models.pause, self.models.paging)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self, self.models.svmotion)
         self.lpm = LPMEngine(self, self.models.lpm)
@@ -477,7 +477,6 @@ class Simulation:
         for g in guests:
             if g.state == STOPPED:
                 self.driver.interrupts(m, g, dt, wait, io_left)
-        before = m.counters.as_tuple()
         # (the places the guests' page reads hold: only a member with slots in use has reads)
         paging = m.slots_used > 0
         reads_before = [g.counters.dasd_in for g in runnable] if paging else []
@@ -496,7 +495,7 @@ class Simulation:
         # TEST1's pages where it gives PROD1's at 1 s and shorter steps)
         rounds = 1 if m.roomy or dt <= PAGING_ROUND_S else math.ceil(dt / PAGING_ROUND_S - 1e-9)
         for n in range(rounds if runnable else 0):
-            k = (self._rotate + n) % len(runnable)
+            k = (m.turns + n) % len(runnable)
             order = runnable[k:] + runnable[:k]
             until = dt * (n + 1) / rounds
             pool = [io_left[0] / (rounds - n)]
@@ -528,7 +527,7 @@ class Simulation:
             g.units_acc = 0.0
             g.ran_s = 0.0
             g.cpu_rate = alloc.get(g.userid, 0.0) / dt
-        self._rotate += 1
+        m.turns += 1
         if m.free_frames < m.free_high:
             self.pager.steal(m, m.free_high - m.free_frames, io_left)
         xft = self.models.paging.xstor_free_target
@@ -538,7 +537,11 @@ class Simulation:
         cap = m.io_capacity_s * dt
         m.io_util = 0.0 if cap <= 0 else 1.0 - io_left[0] / cap
         after = m.counters.as_tuple()
-        moved = sum(a - b for a, b in zip(after[:5], before[:5]))
+        # CP's own paging work since the member was last counted: the demand scan's steals and
+        # writes and XSTOR migration, those a relocation had it do for it included (a page
+        # fault's CPU is the faulting guest's own)
+        moved = sum(a - b for a, b in zip(after[2:5], m.cp_counted[2:5]))
+        m.cp_counted = after
         cpu_cap = m.cfg.cpus * dt
         paging_cpu_s = moved * self.models.paging.cp_cpu_per_page_s / m.cfg.cpu_speed
         m.cp_paging_cpus = paging_cpu_s / dt

@@ -19,6 +19,7 @@ import numpy as np
 from ..basics.units import PAGES_PER_GB, PAGES_PER_MB
 from ..basics.workloads import Workload
 from ..kernels import pages as K
+from ..world.paging import PAGING, PagingModel
 from ..world.state import Guest
 from ..world.world import World
 
@@ -90,9 +91,6 @@ class PauseModel:
     active_share: float = 0.9
     #: Pages an external interrupt touches while CP handles it for a stopped guest.
     irq_pages: int = 8
-    #: How long a stopped guest stays on the dispatch list after an interrupt, seconds
-    #: (CP's test-idle time).
-    irq_hold_s: float = 0.3
 
     def reclaim_mb_s(self, swap_mb_s: float) -> float:
         """How fast Linux swaps pages out before hibernating, MB/s, on a swap disk that streams
@@ -122,6 +120,9 @@ class Pause:
     swapped_pages: int = 0
     #: length of the current timed phase (prepare, reclaim, boot, restart), seconds
     phase_s: float = 0.0
+    #: the image's walk (write, read): when it began and its pace, pages a second
+    t_walk: float = 0.0
+    walk_rate: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The pause as the JSON summary carries it."""
@@ -200,9 +201,11 @@ class Logon:
 class PauseEngine:
     """Suspends, resumes, CP STOP interrupts, logoff cleanups and logons of a simulation."""
 
-    def __init__(self, sim: World, model: PauseModel = PAUSE) -> None:
+    def __init__(self, sim: World, model: PauseModel = PAUSE,
+                 paging: PagingModel = PAGING) -> None:
         self.sim = sim
         self.model = model
+        self.paging = paging  # what a page fault costs, served from XSTOR
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
         self.logons: list[Logon] = []
@@ -304,64 +307,80 @@ class PauseEngine:
             return logon.saved
         return g.workload
 
-    def _swap_walk(self, g: Guest, p: Pause, write: bool) -> None:
-        """The image moving between memory and swap disk: a walk over its pages at disk speed."""
+    def _swap_walk(self, g: Guest, p: Pause, write: bool, at: float) -> None:
+        """The image moving between memory and swap disk: a walk over its pages at disk speed,
+        from ``at`` (the end of the phase before, within the last step: the pages it would have
+        moved since count as moved)."""
         rate = g.cfg.swap_mb_s * PAGES_PER_MB
         g.set_workload(Workload("seqtouch", {"buffer_mb": p.image_pages / PAGES_PER_MB,
                                              "rate_pages_s": rate, "write": 1 if write else 0},
                                 g.cfg.storage_pages))
-        p.target_units = g.units_total + p.image_pages
+        p.t_walk, p.walk_rate = at, rate
+        p.target_units = g.units_total + p.image_pages - rate * max(0.0, self.sim.t - at)
 
-    def _timed(self, p: Pause, phase: str, seconds: float) -> None:
+    def _timed(self, p: Pause, phase: str, seconds: float, at: float) -> None:
+        """A phase of ``seconds`` from ``at``."""
         p.phase = phase
         p.phase_s = seconds
-        p.t_phase_end = self.sim.t + seconds
+        p.t_phase_end = at + seconds
 
     def advance(self) -> None:
         """Move every suspend, resume and logon to its next phase when the time has come."""
         t = self.sim.t
         for uid, p in list(self.active.items()):
             g = self.sim.guests[uid]
-            if p.phase in ("prepare", "reclaim", "boot", "restart") and \
-                    t + 1e-9 >= p.t_phase_end:
-                if p.phase == "prepare" and p.swapped_pages:
-                    # the image must fit in half of memory: Linux swaps the excess out first
-                    rate = self.model.reclaim_mb_s(g.cfg.swap_mb_s) * PAGES_PER_MB
-                    self._timed(p, "reclaim", p.swapped_pages / rate)
-                elif p.phase in ("prepare", "reclaim"):
-                    p.phase = "write"
-                    self._swap_walk(g, p, write=False)
-                elif p.phase == "boot":
-                    p.phase = "read"
-                    self._swap_walk(g, p, write=True)
-                else:
-                    self._serving(g, p)
-            elif p.phase in ("write", "read") and g.units_total + 0.5 >= p.target_units:
-                if p.phase == "write":
-                    self._halted(g, p)
-                else:
-                    g.set_workload(Workload("none", {}, g.cfg.storage_pages))
-                    self._timed(p, "restart", self.model.reinit_s)
+            while self.active.get(uid) is p and self._next_phase(g, p, t):
+                pass
         self._advance_logons(t)
 
-    def _halted(self, g: Guest, p: Pause) -> None:
+    def _next_phase(self, g: Guest, p: Pause, t: float) -> bool:
+        """Move ``p`` on when its phase has ended by ``t``. A phase ends inside a step and the
+        next one begins then, not when the next step begins: so a suspend or resume takes as
+        long at any step length. True when it moved on."""
+        if p.phase in ("prepare", "reclaim", "boot", "restart") and t + 1e-9 >= p.t_phase_end:
+            at = p.t_phase_end
+            if p.phase == "prepare" and p.swapped_pages:
+                # the image must fit in half of memory: Linux swaps the excess out first
+                rate = self.model.reclaim_mb_s(g.cfg.swap_mb_s) * PAGES_PER_MB
+                self._timed(p, "reclaim", p.swapped_pages / rate, at)
+            elif p.phase in ("prepare", "reclaim"):
+                p.phase = "write"
+                self._swap_walk(g, p, False, at)
+            elif p.phase == "boot":
+                p.phase = "read"
+                self._swap_walk(g, p, True, at)
+            else:
+                self._serving(g, p, at)
+            return True
+        if p.phase in ("write", "read") and g.units_total + 0.5 >= p.target_units:
+            # the walk was through when its last page went, at the disk's pace
+            at = max(p.t_walk, t - (g.units_total - p.target_units) / max(p.walk_rate, 1e-9))
+            if p.phase == "write":
+                self._halted(g, p, at)
+            else:
+                g.set_workload(Workload("none", {}, g.cfg.storage_pages))
+                self._timed(p, "restart", self.model.reinit_s, at)
+            return True
+        return False
+
+    def _halted(self, g: Guest, p: Pause, at: float) -> None:
         g.set_workload(Workload("none", {}, g.cfg.storage_pages))
         g.linux = "suspended"
         g.image_pages = p.image_pages
         g.saved_workload = p.saved
         p.phase = "halted"
-        p.t_end = self.sim.t
+        p.t_end = at
         del self.active[g.userid]
         self.sim.emit("SUSPENDED", g.member, g.userid,
                       f"{g.userid} halted after {p.t_end - p.t_start:.1f} s; its image is on its "
                       "swap disk", {"seconds": round(p.t_end - p.t_start, 6)})
 
-    def _serving(self, g: Guest, p: Pause) -> None:
+    def _serving(self, g: Guest, p: Pause, at: float) -> None:
         g.set_workload(p.saved or Workload("idle", {}, g.cfg.storage_pages))
         g.linux = "running"
         g.image_pages = 0
         p.phase = "serving"
-        p.t_end = self.sim.t + self.model.request_s
+        p.t_end = at + self.model.request_s
         del self.active[g.userid]
         self.sim.emit("SERVING", g.member, g.userid,
                       f"{g.userid} answers requests again {p.t_end - p.t_start:.1f} s after "
@@ -440,7 +459,7 @@ class PauseEngine:
         counts = np.zeros(K.NPLANES, dtype=np.int64)
         K.count_planes(words, counts)
         m = self.sim.members[g.member]
-        work = (self.model.request_s + int(counts[K.XST]) * 15e-6
+        work = (self.model.request_s + int(counts[K.XST]) * self.paging.xstor_fault_s
                 + int(counts[K.DSD]) * self.sim.dasd_wait_s(m) / max(1, g.cfg.vcpus))
         return max(self.model.tcp_retransmit_s, work)
 

@@ -49,8 +49,9 @@ class LGRModel:
     #: place. Derived from the busy relocation: 142.56 s for 8 passes leaves 375,000 pages/s for
     #: the live passes against 522,000 for the link: 1/375e3 - 1/522e3 = 0.75 us.
     stage_s_per_page: float = 0.75e-6
-    #: Fixed work before pass 1 (checks, creating the virtual machine on the destination) and
-    #: after the final pass: the idle relocation's 22.46 s less four scans and pass 1's transfer.
+    #: Fixed work of a relocation (checks, creating the virtual machine on the destination, and
+    #: handing the guest over after the final pass), all done before pass 1 here: the idle
+    #: relocation's 22.46 s less four scans and pass 1's transfer.
     setup_s: float = 1.6
     #: CPU CP spends per page to build and send its message, and to receive and place it.
     send_cpu_s_per_page: float = 0.3e-6
@@ -61,6 +62,12 @@ class LGRModel:
     #: source has fewer free frames above its low mark (its demand scan cannot keep up), the
     #: source throttles ("stage_frames") and sends only what the frames it has can stage.
     stage_hold_s: float = 0.008
+    #: Messages over CHPIDs of unequal speed arrive out of order and wait to be presented in
+    #: order: the share of sending time lost is this much per unit of the CHPIDs' spread of
+    #: speed (standard deviation over mean), at most ``ordering_max``. Assumed: the reference
+    #: link (2 + 4 + 4 + 8 Gb, spread 0.48) loses about 1 %.
+    ordering_per_spread: float = 0.02
+    ordering_max: float = 0.05
     #: Quiesce at once when the changed set could be sent in this much time at the link's rate.
     quiesce_threshold_s: float = 0.25
     #: A pass makes progress when its changed set is this much smaller than the smallest before.
@@ -75,7 +82,8 @@ MODEL = LGRModel()
 
 #: Throttles that hold the pages back within a step (``RelocationEngine._held``)
 HELD_BACK = ("source:stage_frames", "source:paging_queue", "source:dest_backlog",
-             "destination:frames", "destination:paging_queue", "destination:steal")
+             "source:link_queue", "destination:frames", "destination:paging_queue",
+             "destination:steal")
 
 THROTTLE_REASONS = {
     ("source", "stage_frames"): "too few free frames on the source to stage outbound pages",
@@ -98,13 +106,30 @@ def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
     return gbps * 1e9 / 8 / 4096
 
 
-def scan_s(npages: int, link: LinkConfig, sharers: int = 1, model: LGRModel = MODEL,
+#: longest round of relocation work when several relocations run in one step (``advance``):
+#: a way of computing, not a figure of the system
+RELOCATION_ROUND_S = 0.1
+
+
+def scan_s(npages: int, link: LinkConfig, sharers: float = 1, model: LGRModel = MODEL,
            cpu_speed: float = 1.0) -> float:
     """Seconds one pass spends scanning the guest's DAT tables (CPU work of the source, whose
     processors have ``cpu_speed``) and sending their status."""
     link_bytes_s = link_pages_per_s(link, model) * 4096 / sharers
     return npages / PAGES_PER_GB * model.dat_scan_s_per_gb / cpu_speed + \
         npages * model.scan_bytes_per_page / link_bytes_s
+
+
+def fair_level(cap: float, wants: list[float]) -> float:
+    """Max-min fair sharing of ``cap`` among users wanting ``wants`` (sorted, the last one
+    unbounded): the part each user that wants more than its share gets."""
+    left = cap
+    for i, w in enumerate(wants):
+        fair = left / (len(wants) - i)
+        if w >= fair:
+            return fair
+        left -= w
+    return left
 
 
 def cp_stretch(m: Member, tasks: int) -> float:
@@ -115,14 +140,14 @@ def cp_stretch(m: Member, tasks: int) -> float:
     return max(1.0, (tasks + m.cp_cpus) / m.cfg.cpus)
 
 
-def ordering_fraction(link: LinkConfig) -> float:
+def ordering_fraction(link: LinkConfig, model: LGRModel = MODEL) -> float:
     """Share of time messages wait for order: CHPIDs of unequal speed deliver out of order."""
     speeds = [c.gbps for c in link.chpids]
     if len(speeds) < 2:
         return 0.0
     mean = sum(speeds) / len(speeds)
     spread = math.sqrt(sum((s - mean) ** 2 for s in speeds) / len(speeds)) / mean
-    return min(0.05, 0.02 * spread)
+    return min(model.ordering_max, model.ordering_per_spread * spread)
 
 
 @dataclass
@@ -272,7 +297,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.model = model
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self._clock = np.zeros(2)  # the send kernel's seconds used and waited for reads
-        self.sharers: dict[Relocation, int] = {}
+        self.sharers: dict[Relocation, float] = {}
+        #: steps run: the relocation first in turn in a step's rounds changes with it
+        self.turns = 0
+        self._step_end = 0.0
         self.io_for_moves: dict[str, list[float]] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
         self.cpu_stretch: dict[Relocation, float] = {}
@@ -326,7 +354,11 @@ class RelocationEngine(MoveEngine[Relocation]):
             g.lgr_words = None
         r.send_left = to_send
         r.cursor = 0
-        r.scan_left_s = scan_s(g.npages, r.link, self.sharers.get(r, 1), self.model,
+        # (the scan's status records, a few bytes a page, go at an equal part of the link
+        # among the relocations under way on it, taken as the pass begins)
+        under_way = sum(1 for x in self.active if x.setup_left_s <= 0
+                        and set(x.link.members) == set(r.link.members))
+        r.scan_left_s = scan_s(g.npages, r.link, max(1, under_way), self.model,
                                self.sim.members[r.source].cfg.cpu_speed)
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
@@ -337,11 +369,6 @@ class RelocationEngine(MoveEngine[Relocation]):
         act = self.active
         if not act:
             return
-        sharing: dict[tuple[str, ...], int] = {}
-        for r in act:
-            key = tuple(sorted(r.link.members))
-            sharing[key] = sharing.get(key, 0) + 1
-        self.sharers = {r: sharing[tuple(sorted(r.link.members))] for r in act}
         # each relocation is a CP task on one processor of each member at a time. CP's work
         # runs before the guests' (who lose what it uses), but CP's own tasks share the
         # processors among them: when the relocations and CP's paging and storage resets (at
@@ -359,29 +386,83 @@ class RelocationEngine(MoveEngine[Relocation]):
         members = self.sim.members
         self.io_for_moves = {name: [moves_io_share(members[name]) * members[name].io_capacity_s
                                     * dt] for name in {r.source for r in act}}
-        for r in act:
-            self._advance_one(r, dt, self.sharers[r])
+        # relocations at the same time run at the same time: they share a link, and the
+        # members' frames and paging I/O, piece by piece through the step (each relocation
+        # a round of at most ``RELOCATION_ROUND_S`` in turn, the first in turn changing with
+        # each round), not the first one started taking a whole step's worth before the next
+        rounds = 1 if len(act) == 1 else max(1, math.ceil(dt / RELOCATION_ROUND_S - 1e-9))
+        self._step_end = self.sim.t + dt
+        waiting: set[Relocation] = set()  # held back until the next step
+        for n in range(rounds):
+            now = [r for r in act if r.active and r not in waiting]
+            if not now:
+                break
+            self.sharers = self._link_shares(now)
+            k = (self.turns + n) % len(now)
+            for r in now[k:] + now[:k]:
+                if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
+                    waiting.add(r)
+        self.turns += 1
 
-    def _advance_one(self, r: Relocation, dt: float, sharers: int) -> None:
+    def _link_shares(self, now: list[Relocation]) -> dict[Relocation, float]:
+        """How many ways each relocation shares its link for the pages it sends this round:
+        the link's rate over its part of it.
+
+        The relocations on a link share it fairly among what each can use (max-min): one
+        sending pages can use all of it; one scanning its guest's DAT tables sends the changed
+        pages as it finds them, its pass's pages and its status records over its scan's time
+        (an idle guest's long scan finds few, and leaves the rest to the others); one setting
+        up, or held back until the next step, uses none. A relocation's own part is what it
+        gets once it sends.
+        """
+        links: dict[tuple[str, ...], list[Relocation]] = {}
+        for r in now:
+            links.setdefault(tuple(sorted(r.link.members)), []).append(r)
+        out: dict[Relocation, float] = {}
+        for rs in links.values():
+            cap = link_pages_per_s(rs[0].link, self.model)
+            status = self.model.scan_bytes_per_page / 4096  # (pages' worth per page scanned)
+            want = {r: ((r.send_left + r.guest.npages * status) / r.scan_left_s
+                        if r.scan_left_s > 0 else math.inf)
+                    for r in rs if r.passes and r.setup_left_s <= 0}
+            senders = sorted(want.values())
+            level = fair_level(cap, senders) if math.inf in want.values() else None
+            for r in rs:
+                if level is not None and want.get(r) == math.inf:
+                    out[r] = cap / level
+                else:  # as a sender beside the others
+                    others = [w for x, w in want.items() if x is not r]
+                    out[r] = cap / fair_level(cap, sorted(others + [math.inf]))
+        return out
+
+    def _advance_one(self, r: Relocation, dt: float, sharers: float, n: int = 0,
+                     rounds: int = 1) -> bool:
+        """Round ``n`` of ``rounds`` of the step (each ``dt`` long) for relocation ``r``. True
+        when it waits for the next step (frames or paging I/O), the rest of the step held."""
         sim = self.sim
         src = sim.members[r.source]
         dst = sim.members[r.dest]
         g = r.guest
         shadow = r.incoming
         assert shadow is not None and g.planes is not None and shadow.planes is not None
+        last = n == rounds - 1
         # (a relocation started in this step that began before it does its first part too)
+        t = sim.t + n * dt - r.lead_s
         dt += r.lead_s
-        t = sim.t - r.lead_s
         r.lead_s = 0.0
+        waits = False
         left = dt
         self._now = t
         base_rate = link_pages_per_s(r.link, self.model)
         rate = base_rate / sharers
-        self._throttle(r, "source", "link_queue", sharers > 1)
-        order = ordering_fraction(r.link)
+        # (others taking a twentieth of the link or more)
+        self._held(r, "source", "link_queue", sharers > 1.05)
+        order = ordering_fraction(r.link, self.model)
         io_left = sim.io_left
         while left > 1e-12 and r.active:
             self._now = t + (dt - left)
+            if self._check_limits(r, self._now):
+                break
             if r.setup_left_s > 0:
                 use = min(r.setup_left_s, left)
                 r.setup_left_s -= use
@@ -420,8 +501,10 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._held(r, "source", "stage_frames", throttled_src_frames)
                 if throttled_src_frames:
                     if r.stage_pool <= 0:
-                        cur.throttle_s += left  # nothing to stage with until the next step
+                        # nothing to stage with until the next step
+                        cur.throttle_s += left + dt * (rounds - 1 - n)
                         left = 0.0
+                        waits = True
                         break
                     per_page = self.model.stage_hold_s / r.stage_pool
                 budget_pages = max(1, int(left / per_page))
@@ -500,10 +583,14 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._held(r, "destination", "steal",
                            dst_frames_short and sim.stolen_from_incoming > 0)
                 sim.stolen_from_incoming = 0
-                if dst_frames_short or stop == K.SEND_SRC_DASD \
-                        or (stop == K.SEND_LIMIT and sent == 0):
-                    # wait for the rest of the step: frames or paging I/O come back next step,
-                    # or the rest of the step is shorter than the next page takes (with its read)
+                if dst_frames_short or stop == K.SEND_SRC_DASD:
+                    # wait for the rest of the step: frames or paging I/O come back next step
+                    cur.throttle_s += left + dt * (rounds - 1 - n)
+                    left = 0.0
+                    waits = True
+                    break
+                if stop == K.SEND_LIMIT and sent == 0:
+                    # the rest of the round is shorter than the next page takes (with its read)
                     cur.throttle_s += left
                     left = 0.0
                     break
@@ -511,23 +598,28 @@ class RelocationEngine(MoveEngine[Relocation]):
                     continue
             # pass complete
             cur.end_s = self._now = t + (dt - left)
+            if self._check_limits(r, cur.end_s):
+                break
             start = r.active_throttles.get("link:ordering")
             if start is not None:
                 # reordering slows sending a little all along: report the time it cost
                 self._close_throttle(r, "link:ordering", start, r.ordering_lost_s)
                 r.ordering_lost_s = 0.0
             self._end_pass(r)
+        if not (last or waits):
+            return False
         if r.active:
             # a throttle whose reason held nothing back in this step ended as the step began
-            self._now = t
+            self._now = sim.t
             for key in HELD_BACK:
                 start = r.active_throttles.get(key)
                 if start is not None and key not in r.held:
                     self._close_throttle(r, key, start)
         r.held.clear()
-        self._now = t + dt
+        self._now = self._step_end
         if r.active:
-            self._check_limits(r)
+            self._check_limits(r, self._step_end)
+        return waits
 
     def _stage_pool(self, r: Relocation, src: Member, need: int) -> None:
         """Bring ``r``'s staging frames to ``need``: more from the source's free frames above
@@ -645,20 +737,24 @@ class RelocationEngine(MoveEngine[Relocation]):
             return True
         return n >= self.model.max_passes - 2
 
-    def _check_limits(self, r: Relocation) -> None:
-        now = self.sim.t + self.sim.step_s
+    def _check_limits(self, r: Relocation, now: float) -> bool:
+        """CP cancels the relocation the moment its quiesce or its whole time passes its limit
+        (MAXQUIESCE, MAXTOTAL): checked at ``now``, whenever the relocation's clock has moved
+        (a pass that would end after the limit does not end). True when cancelled."""
         mq = r.options.maxquiesce_s
         if r.state == "quiesced" and mq is not None and r.t_quiesce is not None \
-                and now - r.t_quiesce > mq:
+                and now - r.t_quiesce > mq + 1e-9:
             self._now = r.t_quiesce + mq
             self.abort(r, f"{r.guest.userid} is not relocated to {r.dest} because the quiesce "
                         f"time exceeded MAXQUIESCE {mq:g} s", "MAXQUIESCE exceeded")
-            return
+            return True
         mt = r.options.maxtotal_s
-        if mt is not None and now - r.t_start > mt:
+        if mt is not None and now - r.t_start > mt + 1e-9:
             self._now = r.t_start + mt
             self.abort(r, f"{r.guest.userid} is not relocated to {r.dest} because the "
                         f"relocation time exceeded MAXTOTAL {mt:g} s", "MAXTOTAL exceeded")
+            return True
+        return False
 
     # -- end -----------------------------------------------------------------------------------
     def _finish(self, r: Relocation, state: str, result: str, message: str) -> None:

@@ -40,6 +40,13 @@ class PagingModel:
     cp_cpu_per_page_s: float = 4e-6
     #: XSTOR migration starts when less than this share of blocks is free, and frees twice it.
     xstor_free_target: float = 0.05
+    #: Free frames are kept between a low mark (this share of the frames available to guests,
+    #: at least 64) and a high mark (``free_high_share``, at least 128): below the low mark,
+    #: or when a walk finds none free, the demand scan steals up to the high mark. Assumed: CP
+    #: keeps its available-frame lists in this order of size, a few seconds of first touches
+    #: in hand on the calibration members; no source gives the shares.
+    free_low_share: float = 0.005
+    free_high_share: float = 0.01
     #: Pages per paging I/O. CP can write the pages it steals from a guest in blocks to
     #: contiguous slots, and read the whole block back on a fault on one of them (block
     #: paging); an I/O of n pages takes the device's service time plus n - 1 pages' transfer
@@ -54,6 +61,12 @@ class PagingModel:
     #: and keeps it in central storage while the guest holds any page of it, so a guest's DAT
     #: tables take 2 frames per megabyte it has touched, beside its pages.
     pgmbk_kib: float = 8.0
+
+    def free_marks(self, frames: int) -> tuple[int, int]:
+        """The low and high marks of a member's free frames (``free_low_share``)."""
+        # (the shares of a whole number of frames, rounded down exactly)
+        return (max(64, int(frames * self.free_low_share + 1e-6)),
+                max(128, int(frames * self.free_high_share + 1e-6)))
 
     @property
     def frames_per_seg(self) -> float:

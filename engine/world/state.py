@@ -382,20 +382,38 @@ class Member:
         self.xstor_used = 0
         self.slots_used = 0
         self.counters = PagingCounters()
-        # volumes that are slices of one device share its queue: it counts once
-        self.io_capacity_s = sum(v.pages_per_s for v in cfg.devices.values())
-        devs = list(cfg.devices.values())
-        #: the devices' mean service time of one page, seconds (0: no paging devices)
-        self.service_s = sum(v.service_ms for v in devs) / len(devs) / 1000.0 if devs else 0.0
-        #: a page's transfer time as a share of an I/O's service time, over the devices (what a
-        #: block adds to the wait of the one I/O that reads it)
-        self.xfer_ratio = sum(v.transfer_ratio for v in devs) / len(devs) if devs else 0.0
-        #: the same in the step's budget of service times: a device's bandwidth is shared by
-        #: all the I/Os in its queue, so a page's transfer takes queue_depth of them
-        self.xfer_units = sum(v.transfer_ratio * v.queue_depth for v in devs) / len(devs) \
-            if devs else 0.0
-        #: I/Os the paging devices serve at once (volumes on one device count once)
-        self.io_concurrency = sum(v.queue_depth for v in devs)
+        #: the counters when CP's paging work was last charged to the member's CPU
+        self.cp_counted = self.counters.as_tuple()
+        # volumes that are slices of one device share its queue: it counts once. CP spreads
+        # its slots over the volumes by their size (``volume_use``), so each device has the
+        # share of the paging I/O its volumes have of the slots: the busiest device for its
+        # speed bounds what they move in all, and the waits are those of where the pages are
+        share: dict[str, float] = {}
+        for v in cfg.volumes:
+            share[v.device_key] = share.get(v.device_key, 0.0) + v.slots / max(1, cfg.slots)
+        devs = [(v, share[key]) for key, v in cfg.devices.items() if share[key] > 0]
+        if len({(v.service_ms, v.queue_depth, v.mb_s, round(f, 12)) for v, f in devs}) > 1:
+            #: pages the paging devices move a second at full queues
+            self.io_capacity_s = min(v.pages_per_s / f for v, f in devs)
+            #: the devices' service time of one page, seconds, over where the pages are (0:
+            #: no paging devices)
+            self.service_s = sum(f * v.service_ms for v, f in devs) / 1000.0
+            #: a page's transfer time as a share of an I/O's service time, over the devices
+            #: (what a block adds to the wait of the one I/O that reads it)
+            self.xfer_ratio = sum(f * v.transfer_ratio for v, f in devs)
+            #: the same in the step's budget of service times: a device's bandwidth is shared
+            #: by all the I/Os in its queue, so a page's transfer takes queue_depth of them
+            self.xfer_units = sum(f * v.transfer_ratio * v.queue_depth for v, f in devs)
+            #: I/Os the paging devices serve at once, as they are used: what they move times
+            #: how long each takes (Little's law)
+            self.io_concurrency = self.io_capacity_s * self.service_s
+        else:  # devices alike, each with its equal share: the same sums, exactly
+            one = devs[0][0] if devs else None
+            self.io_capacity_s = len(devs) * one.pages_per_s if one else 0.0
+            self.service_s = one.service_ms / 1000.0 if one else 0.0
+            self.xfer_ratio = one.transfer_ratio if one else 0.0
+            self.xfer_units = one.transfer_ratio * one.queue_depth if one else 0.0
+            self.io_concurrency = float(len(devs) * one.queue_depth) if one else 0.0
         #: page reads of the guests waiting in the paging devices on average over the last
         #: step (Little's law: reads a second times their wait; all the virtual CPUs of a guest
         #: whose reads found the devices' I/O used up): the places their faults hold
@@ -416,6 +434,8 @@ class Member:
         #: where the demand scan's next visit of the eligible and dispatch lists begins: at
         #: the guest with this user ID, or after it (``Pager.steal``)
         self.scan_next: tuple[str, bool] = ("", False)
+        #: steps this member has run: its guests' order in a step turns with it
+        self.turns = 0
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
         self.free_low = max(64, self.frames // 200)
         self.free_high = max(128, self.frames // 100)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ssisim.engine import Simulation, build_summary, find_scenario, loads_scenario
+from ssisim.engine import Simulation, build_summary, find_scenario, load_scenario, loads_scenario
 
 
 def source_short(central: str, service_ms: float) -> str:
@@ -274,3 +274,19 @@ def test_a_guests_page_reads_keep_their_place_beside_the_demand_scans_writes() -
     (out_short, t_short), (out_long, t_long) = results
     assert out_short == pytest.approx(out_long, rel=0.25)  # MOVER gave as many pages
     assert t_short == pytest.approx(t_long, rel=0.15)
+
+
+def test_the_demand_scan_a_relocation_drives_costs_the_destination_cp_time() -> None:
+    """The destination's demand scan writes out its pages as the relocation's pages come in:
+    CP's paging work, charged to the member's processors like any other (it cost nothing when
+    the relocation, not the member's own step, had the scan run)."""
+    sim = Simulation(load_scenario(find_scenario("lgr-short-destination")))
+    sim.run_until(30)
+    m = sim.members["MEMB2"]
+    out0 = m.counters.dasd_out + m.counters.xstor_out + m.counters.dasd_clean
+    sim.run_until(60)
+    stolen_per_s = (m.counters.dasd_out + m.counters.xstor_out + m.counters.dasd_clean
+                    - out0) / 30
+    assert stolen_per_s > 5000  # it pages hard while LNXBUSY arrives
+    assert m.cp_paging_cpus == pytest.approx(stolen_per_s * sim.models.paging.cp_cpu_per_page_s,
+                                             rel=0.5)

@@ -93,3 +93,17 @@ def test_a_faster_device_lets_the_guest_do_more() -> None:
     _, slow = paged(volume(1, extra=SLOW))
     _, fast = paged(volume(1))  # the NVMe defaults: 0.1 ms, 32 deep
     assert fast > slow * 1.1
+
+
+def test_a_small_fast_volume_beside_a_slow_one_adds_its_share_only() -> None:
+    """CP spreads its slots over the volumes by their size, so each device carries that share
+    of the paging: a small fast volume beside a large slow one takes a small share and the slow
+    one still sets the pace; one as large takes half. (The devices' speeds were added up
+    whatever their share: with a 1G NVMe volume beside it, an 8G slow one's member moved twelve
+    times as many pages, though the NVMe volume held a ninth of them.)"""
+    slow, _ = paged(volume(1, extra=SLOW))
+    small = volume(2, extra='service_ms = 0.1\n  queue_depth = 32').replace('"8G"', '"1G"')
+    beside, _ = paged(volume(1, extra=SLOW) + small)
+    even, _ = paged(volume(1, extra=SLOW) + volume(2))
+    assert beside == pytest.approx(slow * 9 / 8, rel=0.1)  # the slow one has 8/9 of it
+    assert even > slow * 1.6  # the slow one has half of it: about twice as much in all

@@ -8,6 +8,8 @@ guest touches its storage again as fast as its CPUs and the member's free frames
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from ssisim.engine import (
@@ -17,6 +19,8 @@ from ssisim.engine import (
     Simulation,
     VolumeConfig,
     WorkloadSpec,
+    find_scenario,
+    load_scenario,
     size_to_pages,
 )
 from ssisim.engine.migrations.pause import PauseModel
@@ -233,3 +237,22 @@ def test_a_cleanup_is_cp_work_on_one_processor_before_the_guests() -> None:
     assert fast == pytest.approx(slow / 2, rel=0.05)
     # the hog asks for all 4 processors and gets the 3 the reset leaves
     assert max(during) == pytest.approx(3.0, abs=0.01)
+
+
+@pytest.mark.parametrize("step_s", [0.3, 1.0, 2.0])
+def test_a_suspend_and_a_resume_take_as_long_at_any_step_length(step_s: float) -> None:
+    """Each phase of a suspend or resume ends inside a step, and the next begins then. (Each
+    began with the next step: at 2 s steps the database's 8 s suspend took 10 s.)"""
+    def timings(step: float) -> dict[tuple[str, str], float]:
+        sc = load_scenario(find_scenario("reference/pause-timings"))
+        sc = dataclasses.replace(sc, step_s=step, sample_s=max(step, sc.sample_s))
+        sim = Simulation(sc)
+        sim.run_until(sc.duration_s)
+        return {(e.kind, e.userid or ""): e.data["seconds"] for e in sim.events
+                if e.kind in ("SUSPENDED", "SERVING")}
+
+    fine, coarse = timings(0.1), timings(step_s)
+    assert len(fine) >= 8
+    assert coarse.keys() == fine.keys()
+    for key, seconds in fine.items():
+        assert coarse[key] == pytest.approx(seconds, abs=0.02), key

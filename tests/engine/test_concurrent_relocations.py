@@ -1,0 +1,173 @@
+"""Relocations at the same time: they share the link and the members' frames and paging I/O as
+they run, so none takes a whole step's worth before the next, and the order they were issued in
+decides nothing (docs/relocation.md, "Link, CPU and concurrency"). CP cancels a relocation the
+moment it passes its MAXQUIESCE or MAXTOTAL, within a step too."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssisim.engine import Simulation, build_summary, find_scenario, loads_scenario
+
+
+def two_to_a_short_destination(first: str, second: str, step_s: float = 1.0) -> str:
+    """LNXA and LNXB (16 GB each, alike) move ASYNC together to MEMB2, nearly full of LNXHOG's
+    pages: both wait for MEMB2's demand scan, which writes at its paging volume's pace."""
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "two at once"
+[run]
+seed = 7
+duration_s = 200
+step_s = {step_s}
+[[member]]
+name = "MEMB1"
+cpus = 4
+central = "48G"
+  [[member.volume]]
+  size = "64G"
+  service_ms = 0.5
+  queue_depth = 8
+[[member]]
+name = "MEMB2"
+cpus = 4
+central = "30G"
+  [[member.volume]]
+  size = "64G"
+  service_ms = 0.5
+  queue_depth = 8
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{{gbps = 2, ctcs = 4}}, {{gbps = 4, ctcs = 4}},
+          {{gbps = 4, ctcs = 4}}, {{gbps = 8, ctcs = 4}}]
+[[guest]]
+userid = "LNXA"
+member = "MEMB1"
+storage = "16G"
+workload = {{ type = "randchange", fraction = 0.25, rate_pages_s = 50000 }}
+[[guest]]
+userid = "LNXB"
+member = "MEMB1"
+storage = "16G"
+workload = {{ type = "randchange", fraction = 0.25, rate_pages_s = 50000 }}
+[[guest]]
+userid = "LNXHOG"
+member = "MEMB2"
+storage = "28G"
+workload = {{ type = "seqtouch", buffer_mb = 27000, rate_pages_s = 400000 }}
+[[timeline]]
+at_s = 20
+command = "WORKLOAD LNXHOG START IDLE"
+[[timeline]]
+at_s = 30
+command = "VMRELOCATE MOVE USER {first} TO MEMB2 ASYNC MAXQUIESCE NOLIMIT"
+[[timeline]]
+at_s = 30
+command = "VMRELOCATE MOVE USER {second} TO MEMB2 ASYNC MAXQUIESCE NOLIMIT"
+'''
+
+
+def moved(text: str, until: float = 150) -> dict[str, int]:
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(until)
+    return {r.guest.userid: r.pages_moved for r in sim.reloc.all}
+
+
+@pytest.mark.parametrize("step_s", [0.25, 1.0])
+def test_relocations_to_one_short_destination_share_its_paging(step_s: float) -> None:
+    # (each relocation took the destination's frames and paging I/O for a whole step in turn,
+    # in the order they were issued: the first moved 2.11 million pages by 150 s and the
+    # second 2.44 million, whichever guest was first)
+    ab = moved(two_to_a_short_destination("LNXA", "LNXB", step_s))
+    ba = moved(two_to_a_short_destination("LNXB", "LNXA", step_s))
+    for got in (ab, ba):
+        assert got["LNXA"] > 500_000
+        assert got["LNXA"] == pytest.approx(got["LNXB"], rel=0.05)
+    # whichever was issued first
+    assert ab["LNXA"] == pytest.approx(ba["LNXA"], rel=0.05)
+
+
+def with_a_big_idle_guest(also: bool) -> str:
+    """BUSY (8 GB, changing pages) moves at 10 s over one 8 Gb CHPID; at 12 s, if ``also``, so
+    does IDLE, a 512 GB guest that touched little: its setup and first DAT scan take 22 s."""
+    text = '''
+format = "ssisim-scenario"
+version = 1
+name = "a scan beside a move"
+[run]
+seed = 3
+duration_s = 120
+step_s = 1
+[[member]]
+name = "MEMB1"
+cpus = 8
+central = "64G"
+  [[member.volume]]
+  size = "1T"
+[[member]]
+name = "MEMB2"
+cpus = 8
+central = "64G"
+  [[member.volume]]
+  size = "1T"
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{gbps = 8, ctcs = 4}]
+[[guest]]
+userid = "BUSY"
+member = "MEMB1"
+storage = "8G"
+workload = { type = "randchange", fraction = 0.5, rate_pages_s = 20000 }
+[[guest]]
+userid = "IDLE"
+member = "MEMB1"
+storage = "512G"
+workload = { type = "idle", wss_mb = 64 }
+[[timeline]]
+at_s = 10
+command = "VMRELOCATE MOVE USER BUSY TO MEMB2 ASYNC MAXQUIESCE NOLIMIT"
+'''
+    if also:
+        text += '''[[timeline]]
+at_s = 12
+command = "VMRELOCATE MOVE USER IDLE TO MEMB2 ASYNC MAXQUIESCE NOLIMIT"
+'''
+    return text
+
+
+def test_a_relocation_scanning_its_dat_tables_leaves_the_link_to_one_sending() -> None:
+    # (every relocation under way had its equal part of the link, one still setting up or
+    # scanning its guest's DAT tables too: BUSY took 5.9 s beside IDLE, 4.4 s alone)
+    def busy(text: str) -> dict:
+        sim = Simulation(loads_scenario(text))
+        sim.run_until(120)
+        return next(r for r in build_summary(sim)["relocations"] if r["guest"] == "BUSY")
+
+    alone, beside = busy(with_a_big_idle_guest(False)), busy(with_a_big_idle_guest(True))
+    assert alone["result"] == beside["result"] == "relocated"
+    assert beside["relocation_s"] == pytest.approx(alone["relocation_s"], rel=0.05)
+
+
+@pytest.mark.parametrize("step_s", [0.1, 1.0, 5.0])
+def test_the_limits_cancel_the_moment_they_are_passed(step_s: float) -> None:
+    """The busy reference relocation with a MAXTOTAL a little under what it takes (MAXQUIESCE
+    is checked in the same way). (Only a relocation still under way at the end of a step was
+    checked: at 1 s and 5 s steps one that ended inside the step after its limit relocated.)"""
+    text = find_scenario("reference/lgr-busy").read_text(encoding="utf-8")
+    text = text.replace("step_s = 1\n", f"step_s = {step_s}\n", 1)
+    text = text.replace("sample_s = 5\n", f"sample_s = {max(step_s, 5)}\n", 1)
+
+    def result(limit: str) -> dict:
+        sim = Simulation(loads_scenario(text.replace("MAXQUIESCE NOLIMIT", limit)))
+        sim.run_until(260)
+        (r,) = build_summary(sim)["relocations"]
+        return r
+
+    free = result("MAXQUIESCE NOLIMIT")
+    assert free["result"] == "relocated"
+    total = free["relocation_s"]
+    over = result(f"MAXQUIESCE NOLIMIT MAXTOTAL {total - 0.02:.3f}")
+    assert over["result"] == "MAXTOTAL exceeded"
+    assert over["relocation_s"] == pytest.approx(total - 0.02, abs=2e-3)
+    assert result(f"MAXQUIESCE NOLIMIT MAXTOTAL {total + 0.02:.3f}")["result"] == "relocated"
