@@ -387,11 +387,13 @@ class WorkloadDriver:
             g.flush_pending()  # untouched pages held back must be placed before more are touched
         wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload
         hi = max(1, min(g.npages, wl.working_set_pages() or 256))
-        refs = float(n * self.world.pause.model.irq_pages)
+        pause = self.world.pause.model
+        refs = float(n * pause.irq_pages)
         out = self.out
         pm = self.model
         block = pm.block_pages
-        K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, 0.1, 1.0, 1.0, 1e-6,
+        K.touch_region(g.planes, 0, hi, 0, -1, -refs / hi, hi, pause.irq_write_share, 1.0, 1.0,
+                       pause.irq_touch_cpu_s,
                        pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s, m.free_frames,
                        io_budget(m, io_left[0], block), g.relocating, g.rng, out, block,
                        g.seg_map, m.seg_reserve)

@@ -89,8 +89,14 @@ class PauseModel:
     #: a workload that references its working set at random keeps finding a few untouched pages
     #: long after it has settled.
     active_share: float = 0.9
-    #: Pages an external interrupt touches while CP handles it for a stopped guest.
+    #: Pages an external interrupt touches while CP handles it for a stopped guest, in the
+    #: guest's working set (assumed: a network frame and its buffer descriptors).
     irq_pages: int = 8
+    #: Share of those pages the interrupt changes (assumed: the frame's buffer, not the rest).
+    irq_write_share: float = 0.1
+    #: CPU CP spends per page it touches for such an interrupt, seconds (assumed: a storage
+    #: reference and its bookkeeping, well under the page fault paths of ``PagingModel``).
+    irq_touch_cpu_s: float = 1e-6
 
     def reclaim_mb_s(self, swap_mb_s: float) -> float:
         """How fast Linux swaps pages out before hibernating, MB/s, on a swap disk that streams
