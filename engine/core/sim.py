@@ -7,10 +7,11 @@ scenario's timeline, which is also just commands.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,6 +301,16 @@ class Simulation:
         return max((r.t_end for r in self.reloc.all if r.options.sync
                     and r.issuer == "OPERATOR" and r.t_end is not None), default=0.0)
 
+    @contextlib.contextmanager
+    def _began_at(self, t: float) -> Iterator[None]:
+        """While a command that could run at ``t`` (within the last step) runs: a relocation
+        it starts begins then (``World.command_lead_s``)."""
+        self.command_lead_s = max(0.0, self.t - t)
+        try:
+            yield
+        finally:
+            self.command_lead_s = 0.0
+
     def _run_due_commands(self) -> None:
         """Run the commands that are due. A command that waited (for its time within the last
         step, or for the console a SYNC relocation held) ran when it could, not when the step
@@ -310,14 +321,11 @@ class Simulation:
             due, seq, entry = heapq.heappop(self._queue)
             if freed is None:
                 freed = self._console_freed_s()
-            self.command_lead_s = max(0.0, self.t - max(due, freed))
-            try:
+            with self._began_at(max(due, freed)):
                 if entry.repeat:
                     self._start_repeat(entry)
                     continue
                 resp = self.execute(entry.command, line=entry.line)
-            finally:
-                self.command_lead_s = 0.0
             if seq in self._tickets:
                 self._tickets[seq] = resp
         self._repeat_relocations()
@@ -352,12 +360,9 @@ class Simulation:
             nxt = dataclasses.replace(cmd, dest=to)
             # the next one goes when the last one ended, within the last step
             last = next((r for r in reversed(self.reloc.all) if r.guest is g), None)
-            if last is not None and last.t_end is not None:
-                self.command_lead_s = max(0.0, self.t - last.t_end)
-            try:
+            began = last.t_end if last is not None and last.t_end is not None else self.t
+            with self._began_at(began):
                 ok = self.execute(nxt, line=line).ok
-            finally:
-                self.command_lead_s = 0.0
             if ok:
                 keep.append((nxt, other, until, line))
             else:

@@ -512,7 +512,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 # destination's low mark, which its demand scan refills as they come in
                 frames = inbound_frames(dst)
                 if order > 0 and "link:ordering" not in r.active_throttles:
-                    self._throttle(r, "link", "ordering", True)
+                    self._start_throttle(r, "link", "ordering")
                 out = self._out
                 mine = self.io_for_moves[src.name]
                 w0 = r.cursor
@@ -639,19 +639,17 @@ class RelocationEngine(MoveEngine[Relocation]):
         holds them and stays on through the steps it holds them in (``r.held``)."""
         if on:
             r.held.add(f"{side}:{reason}")
-            self._throttle(r, side, reason, True)
+            self._start_throttle(r, side, reason)
 
-    def _throttle(self, r: Relocation, side: str, reason: str, on: bool) -> None:
+    def _start_throttle(self, r: Relocation, side: str, reason: str) -> None:
+        """The throttle starts now unless it is on already (it ends with ``_close_throttle``)."""
         key = f"{side}:{reason}"
-        start = r.active_throttles.get(key)
-        if on and start is None:
+        if key not in r.active_throttles:
             r.active_throttles[key] = self._now
             self.sim.emit("THROTTLE_START", r.source if side == "source" else r.dest,
                           r.guest.userid, f"{r.guest.userid}: {side} throttle: "
                           f"{THROTTLE_REASONS[(side, reason)]}",
                           {"side": side, "reason": reason})
-        elif not on and start is not None:
-            self._close_throttle(r, key, start)
 
     def _close_throttle(self, r: Relocation, key: str, start: float,
                         seconds: float | None = None) -> None:
