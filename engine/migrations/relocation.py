@@ -68,7 +68,8 @@ class LGRModel:
     #: link (2 + 4 + 4 + 8 Gb, spread 0.48) loses about 1 %.
     ordering_per_spread: float = 0.02
     ordering_max: float = 0.05
-    #: Quiesce at once when the changed set could be sent in this much time at the link's rate.
+    #: Quiesce at once when the changed set could be sent in this much time at the rate the
+    #: relocation gets: the link's, or its part of it while other relocations share it.
     quiesce_threshold_s: float = 0.25
     #: A pass makes progress when its changed set is this much smaller than the smallest before.
     progress_fraction: float = 0.05
@@ -721,7 +722,10 @@ class RelocationEngine(MoveEngine[Relocation]):
             return True
         if n < 2:
             return False
-        if dirty <= self.model.quiesce_threshold_s * link_pages_per_s(r.link, self.model):
+        # (CP judges the changed set by the rate this relocation gets: its part of the link
+        # when others share it)
+        if dirty <= self.model.quiesce_threshold_s * link_pages_per_s(r.link, self.model) \
+                / max(1.0, self.sharers.get(r, 1)):
             return True
         mq = r.options.maxquiesce_s
         if n == 2 and mq is not None and self._expected_quiesce_s(r, dirty) <= mq:

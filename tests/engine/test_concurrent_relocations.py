@@ -171,3 +171,66 @@ def test_the_limits_cancel_the_moment_they_are_passed(step_s: float) -> None:
     assert over["result"] == "MAXTOTAL exceeded"
     assert over["relocation_s"] == pytest.approx(total - 0.02, abs=2e-3)
     assert result(f"MAXQUIESCE NOLIMIT MAXTOTAL {total + 0.02:.3f}")["result"] == "relocated"
+
+
+def two_busy_guests(both: bool) -> str:
+    """LNXA (and, if ``both``, LNXB beside it), 8 GB each changing 100,000 pages a second,
+    move ASYNC with MAXQUIESCE NOLIMIT over the reference link (522,000 pages a second)."""
+    text = '''
+format = "ssisim-scenario"
+version = 1
+name = "two busy guests"
+[run]
+seed = 7
+duration_s = 60
+step_s = 0.5
+[[member]]
+name = "MEMB1"
+cpus = 4
+central = "40G"
+  [[member.volume]]
+  size = "64G"
+[[member]]
+name = "MEMB2"
+cpus = 4
+central = "40G"
+  [[member.volume]]
+  size = "64G"
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{gbps = 2, ctcs = 4}, {gbps = 4, ctcs = 4}, {gbps = 4, ctcs = 4}, {gbps = 8, ctcs = 4}]
+'''
+    for userid in ("LNXA", "LNXB"):
+        text += f'''[[guest]]
+userid = "{userid}"
+member = "MEMB1"
+storage = "8G"
+workload = {{ type = "randchange", fraction = 0.25, rate_pages_s = 100000 }}
+'''
+    for userid in ("LNXA", "LNXB") if both else ("LNXA",):
+        text += f'''[[timeline]]
+at_s = 20
+command = "VMRELOCATE MOVE USER {userid} TO MEMB2 ASYNC MAXQUIESCE NOLIMIT"
+'''
+    return text
+
+
+def test_cp_judges_a_changed_set_by_the_part_of_the_link_the_relocation_gets() -> None:
+    # (the quiesce threshold took the whole link's rate whoever shared it: each of the two
+    # guests was stopped after pass 2 with 121,000 changed pages, which its half of the link
+    # sends in 0.46 s, not the 0.25 s of the threshold)
+    from ssisim.engine.migrations.relocation import MODEL, link_pages_per_s
+
+    def passes(both: bool) -> list[list[int]]:
+        sim = Simulation(loads_scenario(two_busy_guests(both)))
+        sim.run_until(60)
+        assert all(r.result == "relocated" for r in sim.reloc.all)
+        return [[p.pages for p in r.passes] for r in sim.reloc.all]
+
+    (alone,) = passes(False)
+    assert len(alone) == 4  # its changed set after pass 2 is under the threshold
+    half = link_pages_per_s(next(iter(loads_scenario(two_busy_guests(True)).links)),
+                            MODEL) / 2
+    for moved in passes(True):
+        assert len(moved) > 4
+        assert moved[-2] <= MODEL.quiesce_threshold_s * half * 1.05  # the penultimate pass
