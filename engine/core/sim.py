@@ -111,7 +111,7 @@ class Simulation:
             m.frames_per_seg = self.models.paging.frames_per_seg
             m.free_low, m.free_high = self.models.paging.free_marks(m.frames)
         self.cp = CommandProcessor(self)
-        self.reloc = RelocationEngine(self, self.models.lgr)
+        self.reloc = RelocationEngine(self, self.models.lgr, self.models.paging)
         self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
         self.driver = WorkloadDriver(self, self.pager, self.models.paging, self.models.vio)
         self.pause = PauseEngine(self, self.models.pause, self.models.paging)

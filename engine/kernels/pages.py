@@ -128,7 +128,7 @@ def warmup() -> None:
     start_pass(p, False, 0, 1)
     x = np.zeros(X_OUT_LEN, dtype=np.int64)
     send_pages(p, q, 0, 50, 5, 50, x)
-    send_pages(p, q, 0, 50, 5, 50, x, 1e-6, 1e-3, 4, 1.0, np.zeros(2))
+    send_pages(p, q, 0, 50, 5, 50, x, 1e-6, 1e-3, 4, 1.0, np.zeros(2), 1e-6)
     count_plane(p, LGR)
     clear_plane(p, SEND)
 
@@ -902,6 +902,7 @@ def send_pages(
     read_places: int = 1,
     time_left: float = 0.0,
     clock: np.ndarray | None = None,
+    xstor_s: float = 0.0,
 ) -> None:
     """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from ``cursor``.
 
@@ -915,7 +916,8 @@ def send_pages(
     sending: ``read_places`` of them in the devices at once, each taking ``read_s``, the read of
     a page on DASD starting when a place is free and the page ``read_places`` DASD pages
     before it has gone (it held the frame this one is read into). ``clock`` gets the seconds
-    used and, of them, the seconds the sending waited for reads.
+    used and, of them, the seconds the sending waited for reads. A page in source XSTOR takes
+    ``xstor_s`` more: its synchronous read into a frame before it goes.
     """
     timed = page_s > 0.0
     places = read_places if read_places > 1 else 1
@@ -968,12 +970,15 @@ def send_pages(
             go = t
             done = 0.0
             j = reads % places  # the place this page's read takes, if it is on DASD
+            own_s = page_s
+            if not on_dasd and (src[w, XST] & m) != 0:
+                own_s = page_s + xstor_s
             if timed:
                 if on_dasd:
                     done = max(read_done[j], read_sent[j]) + read_s
                     if done > go:
                         go = done
-                if go + page_s > time_left:
+                if go + own_s > time_left:
                     stop = SEND_LIMIT
                     break
             if (dst[w, CEN] & m) == 0:
@@ -1004,7 +1009,7 @@ def send_pages(
                     waited += go - t
             elif src[w, XST] & m:
                 fx += 1
-            t = go + page_s
+            t = go + own_s
             todo ^= m
             src[w, SEND] &= ~m
             sent += 1

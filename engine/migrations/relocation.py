@@ -17,7 +17,7 @@ import numpy as np
 from ..basics.config import LinkConfig
 from ..basics.units import PAGES_PER_GB, format_size
 from ..kernels import pages as K
-from ..world.paging import dasd_wait_s, io_budget, io_units, moves_io_share
+from ..world.paging import PAGING, PagingModel, dasd_wait_s, io_budget, io_units, moves_io_share
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
 from .migration import MoveEngine, MoveRecord
@@ -292,10 +292,12 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     STOP_REASON = "relocation"
 
-    def __init__(self, sim: World, model: LGRModel = MODEL) -> None:
+    def __init__(self, sim: World, model: LGRModel = MODEL,
+                 paging: PagingModel = PAGING) -> None:
         super().__init__()
         self.sim = sim
         self.model = model
+        self.paging = paging
         self._out = np.zeros(K.X_OUT_LEN, dtype=np.int64)
         self._clock = np.zeros(2)  # the send kernel's seconds used and waited for reads
         self.sharers: dict[Relocation, float] = {}
@@ -522,12 +524,17 @@ class RelocationEngine(MoveEngine[Relocation]):
                 # each taking the devices' service time: a page on DASD waits for its read
                 places = max(1, int(round(src.io_concurrency - src.fault_places)))
                 clock = self._clock
+                # a page in the source's XSTOR is read into a frame first, synchronously: CP's
+                # paging work of a page, on the relocation's processor
+                xstor_s = self.paging.cp_cpu_per_page_s / src.cfg.cpu_speed \
+                    * self.cpu_stretch.get(r, 1.0)
                 # (time for the budget's pages and half a page more: without reads to wait
                 # for, the page count ends the call, not rounding in the kernel's clock)
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,
                              io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out,
                              per_page, dasd_wait_s(src), places,
-                             max(left, budget_pages * per_page) + 0.5 * per_page, clock)
+                             max(left, budget_pages * per_page) + 0.5 * per_page, clock,
+                             xstor_s)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 if sent:
@@ -553,11 +560,12 @@ class RelocationEngine(MoveEngine[Relocation]):
                 mine[0] -= read
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
                 waited = float(clock[1])  # for reads of pages on DASD
-                used = min(left, sent * per_page + waited)
+                from_xstor = int(out[K.X_FROM_XSTOR])
+                used = min(left, sent * per_page + from_xstor * xstor_s + waited)
                 waited = min(used, waited)
                 left -= used
-                cpu_src = sent * (self.model.send_cpu_s_per_page
-                                  + (stage if live else 0.0)) / src.cfg.cpu_speed
+                cpu_src = (sent * (self.model.send_cpu_s_per_page + (stage if live else 0.0))
+                           + from_xstor * self.paging.cp_cpu_per_page_s) / src.cfg.cpu_speed
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu_src
                 self.cpu_s[dst.name] = self.cpu_s.get(dst.name, 0.0) + \
                     sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed

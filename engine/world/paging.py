@@ -36,7 +36,8 @@ class PagingModel:
     dasd_fault_cpu_s: float = 8e-6
     #: First touch of a page: CP finds and clears a frame.
     new_page_s: float = 1.5e-6
-    #: CPU of CP's own paging work, charged to the member, seconds per page moved.
+    #: CPU of CP's own paging work, charged to the member, seconds per page moved (a
+    #: relocation's read of a page from the source's XSTOR too, on its way).
     cp_cpu_per_page_s: float = 4e-6
     #: XSTOR migration starts when less than this share of blocks is free, and frees twice it.
     xstor_free_target: float = 0.05

@@ -290,3 +290,80 @@ def test_the_demand_scan_a_relocation_drives_costs_the_destination_cp_time() -> 
     assert stolen_per_s > 5000  # it pages hard while LNXBUSY arrives
     assert m.cp_paging_cpus == pytest.approx(stolen_per_s * sim.models.paging.cp_cpu_per_page_s,
                                              rel=0.5)
+
+
+def guest_in_xstor(central: str, xstor: str) -> str:
+    """LNXA (8 GB) touches 7000 MB and goes idle; LNXB then does the same. On a source of 6G
+    central and 12G XSTOR, LNXB's walk pushes LNXA's pages out to XSTOR; with 24G they stay
+    in central storage. LNXA moves at 50 s over one 8 Gb CHPID."""
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "from xstor"
+[run]
+seed = 5
+duration_s = 120
+step_s = 1
+[[member]]
+name = "MEMB1"
+cpus = 4
+central = "{central}"
+xstor = "{xstor}"
+  [[member.volume]]
+  size = "64G"
+[[member]]
+name = "MEMB2"
+cpus = 4
+central = "32G"
+  [[member.volume]]
+  size = "64G"
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{{gbps = 8, ctcs = 4}}]
+[[guest]]
+userid = "LNXA"
+member = "MEMB1"
+storage = "8G"
+workload = {{ type = "seqtouch", buffer_mb = 7000, rate_pages_s = 400000 }}
+[[guest]]
+userid = "LNXB"
+member = "MEMB1"
+storage = "8G"
+workload = {{ type = "idle" }}
+[[timeline]]
+at_s = 10
+command = "WORKLOAD LNXA START IDLE"
+[[timeline]]
+at_s = 12
+command = "WORKLOAD LNXB START SEQTOUCH BUFFER_MB 7000 RATE_PAGES_S 400000"
+[[timeline]]
+at_s = 40
+command = "WORKLOAD LNXB START IDLE"
+[[timeline]]
+at_s = 50
+command = "VMRELOCATE MOVE USER LNXA TO MEMB2"
+'''
+
+
+def test_pages_in_the_sources_xstor_are_read_before_they_go() -> None:
+    # (a page in XSTOR went at the link's pace, as if resident, and its read cost no CPU: the
+    # guest moved out of XSTOR in 12.2 s, as from central storage)
+    from ssisim.engine.world.paging import PAGING
+
+    def run(central: str, xstor: str) -> tuple[int, dict]:
+        sim = Simulation(loads_scenario(guest_in_xstor(central, xstor)))
+        sim.run_until(50)
+        in_xstor = sim.guests["LNXA"].n_xst
+        sim.run_until(120)
+        (r,) = build_summary(sim)["relocations"]
+        assert r["result"] == "relocated"
+        return in_xstor, r
+
+    none, resident = run("24G", "0")
+    assert none == 0
+    in_xstor, from_xstor = run("6G", "12G")
+    assert in_xstor > 1_500_000
+    # each page read from XSTOR is CP's paging work of a page, on the relocation's way
+    extra = in_xstor * PAGING.cp_cpu_per_page_s
+    assert from_xstor["relocation_s"] - resident["relocation_s"] == pytest.approx(extra, rel=0.1)
+    assert from_xstor["cpu_s"] - resident["cpu_s"] == pytest.approx(extra, rel=0.1)
