@@ -661,10 +661,16 @@ class Simulation:
         staging = {n: 0 for n in self.members}
         for rel in self.reloc.all:
             staging[rel.source] += rel.stage_pool
+        reserved = {n: 0 for n in self.members}
+        for mv in self.lpm.all:
+            reserved[mv.dest] += mv.reserved
         for name, m in self.members.items():
             if staging[name] != m.stage_frames:
                 problems.append(f"{name}: {m.stage_frames} staging frames counted but its "
                                 f"relocations hold {staging[name]}")
+            if reserved[name] != m.lpm_frames:
+                problems.append(f"{name}: {m.lpm_frames} frames reserved for partitions but "
+                                f"their migrations hold {reserved[name]}")
             if dat[name] != m.dat_segs:
                 problems.append(f"{name}: {m.dat_segs} megabytes of DAT tables counted but the "
                                 f"guests hold {dat[name]}")

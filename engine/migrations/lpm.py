@@ -21,7 +21,7 @@ from ..basics.units import PAGES_PER_GB
 from ..kernels import moves as M
 from ..world.state import Guest, Member
 from ..world.world import World
-from .migration import Migration, MoveEngine, MovePass
+from .migration import Migration, MoveEngine, MovePass, command_lead
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,9 @@ class LPMove(Migration):
     switch_left_s: float = 0.0
     pending_copy: bool = False
     wire_pages: float = 0.0  # pages' worth of bytes on the links, after compression
+    #: frames the destination holds for the partition's memory until the move ends
+    #: (``Member.lpm_frames``)
+    reserved: int = 0
 
 
 class LPMEngine(MoveEngine[LPMove]):
@@ -173,8 +176,9 @@ class LPMEngine(MoveEngine[LPMove]):
         msps = min(src.cfg.msps, dst.cfg.msps)
         n = guest.cfg.storage_pages
         th = threads_per_msp(n, msps, firmware_of(src, dst), options, self.model)
-        mv = LPMove("lpm", guest, src.name, dst.name, options.describe(), "pages", sim.t,
-                    npages=n, msps=msps, threads=th,
+        lead = command_lead(sim)
+        mv = LPMove("lpm", guest, src.name, dst.name, options.describe(), "pages", sim.t - lead,
+                    lead_s=lead, npages=n, msps=msps, threads=th,
                     link_gbps=min(src.cfg.msp_gbps, dst.cfg.msp_gbps), compress=options.compress)
         fw = firmware_of(src, dst)
         how = options.describe()
@@ -185,6 +189,10 @@ class LPMEngine(MoveEngine[LPMove]):
         mv.rng = np.array([np.random.default_rng([sim.seed, mix]).integers(1, 2**63)],
                           dtype=np.uint64)
         mv.setup_left_s = self.model.setup_s + self.model.track_s_per_gib * n / PAGES_PER_GB
+        # the destination holds the partition's whole memory from the start (another
+        # migration to it finds those frames taken)
+        mv.reserved = n
+        dst.lpm_frames += n
         self.all.append(mv)
         sim.emit("LPM_START", src.name, guest.userid,
                  f"Partition migration of {guest.userid} from {src.name} to {dst.name} started "
@@ -224,16 +232,23 @@ class LPMEngine(MoveEngine[LPMove]):
     def advance(self, dt: float) -> None:
         """Do ``dt`` seconds of copying for every active LPM."""
         act = self.active
-        # migrations from or to the same server share its MSPs
+        # migrations from or to the same server share its MSPs: those that copy in this step
+        # (one still validating past the step's end, or only switching, sends nothing)
         by_server: dict[str, int] = {}
         for mv in act:
+            if mv.setup_left_s - mv.lead_s >= dt or (mv.state == "quiesced"
+                                                     and not mv.pending_copy):
+                continue
             for s in {mv.source, mv.dest}:
                 by_server[s] = by_server.get(s, 0) + 1
         for mv in act:
-            self._advance_one(mv, dt, max(by_server[mv.source], by_server[mv.dest]))
+            self._advance_one(mv, dt, max(1, by_server.get(mv.source, 0),
+                                          by_server.get(mv.dest, 0)))
 
     def _advance_one(self, mv: LPMove, dt: float, sharers: int = 1) -> None:
-        t = self.sim.t
+        t = self.sim.t - mv.lead_s  # (begun before the step: it does that much more)
+        dt += mv.lead_s
+        mv.lead_s = 0.0
         left = dt
         g = mv.guest
         self._now = t
@@ -296,6 +311,7 @@ class LPMEngine(MoveEngine[LPMove]):
         w = self._w
         w[:] = 0
         w[M.W_LO] = 1 << 62
+        speed = self.sim.members[mv.source].cfg.cpu_speed
         for i, p in enumerate(g.workload.plan(seconds)):
             hi = min(p.hi, mv.npages)
             if hi <= p.lo or p.write_frac <= 0:
@@ -303,7 +319,13 @@ class LPMEngine(MoveEngine[LPMove]):
             if p.log_q < 0:
                 writes = -p.log_q * (hi - p.lo) * p.write_frac
             else:
-                writes = min(p.max_cover, 1 << 40) * p.write_frac
+                # a walk goes as far as its rate allows, and its CPU: the processors' worth the
+                # partition had in its last step, its part of them for this walk
+                cover = float(min(p.max_cover, 1 << 40))
+                if p.cpu_s_per_touch > 0:
+                    cover = min(cover, g.cpu_rate * seconds * speed * p.budget_share
+                                / p.cpu_s_per_touch)
+                writes = cover * p.write_frac
             acc = mv.write_acc.get(i, 0.0) + writes
             n = int(acc)
             mv.write_acc[i] = acc - n
@@ -359,6 +381,9 @@ class LPMEngine(MoveEngine[LPMove]):
 
     def _finish(self, mv: LPMove, state: str, result: str, message: str) -> None:
         self.close(mv, state, result, message)
+        # the reservation ends: the memory is the partition's own now, or free again
+        self.sim.members[mv.dest].lpm_frames -= mv.reserved
+        mv.reserved = 0
         mv.cost["threads_per_msp"] = mv.threads
         mv.cost["msps"] = mv.msps
         mv.cost["gb_on_links"] = mv.wire_pages / PAGES_PER_GB

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from ..world.state import Guest
+from ..world.world import World
 
 
 class _Pass(Protocol):
@@ -99,6 +100,9 @@ class Migration(MoveRecord):
     t_end: float | None = None
     units_moved: int = 0
     setup_left_s: float = 0.0
+    #: seconds it began before the step it was started in (``command_lead``): its first step
+    #: does that much more
+    lead_s: float = 0.0
     throttle_s: dict[str, float] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
 
@@ -122,6 +126,12 @@ class Migration(MoveRecord):
 
 
 MoveT = TypeVar("MoveT", bound=MoveRecord)
+
+
+def command_lead(world: World) -> float:
+    """How long before the step began the command being run was due (``World.command_lead_s``,
+    at most a step): what it starts begins then, and its first step does that much more."""
+    return min(max(0.0, world.command_lead_s), world.step_s)
 
 
 class MoveEngine(Generic[MoveT]):

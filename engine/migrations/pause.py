@@ -22,6 +22,7 @@ from ..kernels import pages as K
 from ..world.paging import PAGING, PagingModel
 from ..world.state import Guest
 from ..world.world import World
+from .migration import command_lead
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,9 @@ class Cleanup:
     #: megabytes whose page management blocks (the guest's DAT tables) it still holds: they
     #: are let go as the reset walks the storage, and cost no work of their own
     dat_segs: float = 0.0
+    #: seconds it began before the step it was started in (``command_lead``): its first step
+    #: does that much more
+    lead_s: float = 0.0
 
     @property
     def left(self) -> float:
@@ -244,7 +248,8 @@ class PauseEngine:
                 g.set_workload(logon.saved)
         image, swapped = self.image_split(g)
         m = self.model
-        p = Pause(g.userid, "suspend", self.sim.t, image, "prepare", self.sim.t + m.freeze_s,
+        t = self.sim.t - command_lead(self.sim)  # (due within the last step: it began then)
+        p = Pause(g.userid, "suspend", t, image, "prepare", t + m.freeze_s,
                   saved=g.workload, swapped_pages=swapped, phase_s=m.freeze_s)
         # frozen services: the guest does no more work of its own
         g.set_workload(Workload("none", {}, g.cfg.storage_pages))
@@ -260,8 +265,9 @@ class PauseEngine:
 
     def resume(self, g: Guest) -> Pause:
         """Start resuming ``g`` from its hibernation image."""
-        p = Pause(g.userid, "resume", self.sim.t, g.image_pages, "boot",
-                  self.sim.t + self.model.boot_s, saved=g.saved_workload,
+        t = self.sim.t - command_lead(self.sim)  # (due within the last step: it began then)
+        p = Pause(g.userid, "resume", t, g.image_pages, "boot",
+                  t + self.model.boot_s, saved=g.saved_workload,
                   phase_s=self.model.boot_s)
         g.linux = "resuming"
         g.set_workload(self._kernel_walk(g))
@@ -405,7 +411,8 @@ class PauseEngine:
         target = self._touch_target(g, g.workload)
         held = sum(int(c.central) for c in self.cleaning(g.member))
         walk = self._kernel_walk(g)
-        logon = Logon(g.userid, g.member, self.sim.t, max(1, target), self.sim.t + m.boot_s,
+        t = self.sim.t - command_lead(self.sim)  # (due within the last step: it began then)
+        logon = Logon(g.userid, g.member, t, max(1, target), t + m.boot_s,
                       held, saved=g.workload, boot_walk=walk)
         g.set_workload(walk)
         self.logons.append(logon)
@@ -491,7 +498,8 @@ class PauseEngine:
         let go of the guest's devices and DAT tables (``detach_s_per_tb`` of defined storage).
         """
         assert g.member is not None
-        t = self.sim.t
+        lead = command_lead(self.sim)
+        t = self.sim.t - lead
         m = self.model
         # CP's work on one processor of the member, as fast as its processors are
         speed = self.sim.members[g.member].cfg.cpu_speed
@@ -499,6 +507,7 @@ class PauseEngine:
                     float(g.n_slot), m.clear_frame_s / speed, m.release_slot_s / speed)
         c.detach_until = t + c.seconds_left if inline else \
             t + m.detach_s_per_tb * g.npages / (1024 * PAGES_PER_GB)
+        c.lead_s = lead
         # the member keeps counting the guest's DAT tables, now the cleanup's
         c.dat_segs = float(g.n_seg)
         g.dat_on = None
@@ -525,16 +534,27 @@ class PauseEngine:
         come back as it goes (frames to the free frames, where a guest logging on finds them).
 
         Each reset is CP's work on one processor of its member while it runs: system work, it
-        comes before the guests' (``Member.cleanup_cpus``, processors' worth in this step)."""
+        comes before the guests' (``Member.cleanup_cpus``, processors' worth in this step). CP's
+        tasks share the member's processors: with more resets and relocations under way than
+        it has processors, each reset gets its part of them."""
+        tasks = {name: m.reloc_tasks for name, m in self.sim.members.items()}
+        for c in self.cleanups:
+            if c.t_end is None:
+                tasks[c.member] = tasks.get(c.member, 0) + 1
         for m in self.sim.members.values():
             m.cleanup_cpus = 0.0
         for c in self.cleanups:
             if c.t_end is not None:
                 continue
             m = self.sim.members[c.member]
-            work = c.seconds_left
-            done = 1.0 if work <= dt else dt / work
-            m.cleanup_cpus += min(1.0, work / dt) if dt > 0 else 0.0
+            part = min(1.0, m.cfg.cpus / tasks[c.member])
+            t0 = self.sim.t - c.lead_s  # (begun before the step: it does that much more)
+            span = dt + c.lead_s
+            c.lead_s = 0.0
+            work = c.seconds_left / part  # seconds it takes at its part of a processor
+            done = 1.0 if work <= span else span / work
+            # (processors' worth over the time it ran, its lead included)
+            m.cleanup_cpus += part * min(work, span) / span if span > 0 else 0.0
             for tier in ("central", "xstor", "slots", "dat_segs"):
                 have = getattr(c, tier)
                 take = have if done >= 1.0 else have * done
@@ -549,7 +569,7 @@ class PauseEngine:
                 else:
                     m.slots_used -= whole
             if c.left <= 1e-6:
-                c.t_end = self.sim.t + (work if work < dt else dt)
+                c.t_end = t0 + min(work, span)
                 self.sim.emit("CLEANUP_DONE", c.member, c.userid,
                               f"{c.userid}: storage reset after {c.t_end - c.t_start:.1f} s",
                               {"seconds": round(c.t_end - c.t_start, 6)})

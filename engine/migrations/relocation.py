@@ -20,7 +20,7 @@ from ..kernels import pages as K
 from ..world.paging import PAGING, PagingModel, dasd_wait_s, io_budget, io_units, moves_io_share
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
-from .migration import MoveEngine, MoveRecord
+from .migration import MoveEngine, MoveRecord, command_lead
 
 
 @dataclass(frozen=True)
@@ -324,7 +324,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         """Begin moving ``guest`` (checks already passed)."""
         assert guest.member is not None and guest.planes is not None
         sim = self.sim
-        lead = min(max(0.0, sim.command_lead_s), sim.step_s)
+        lead = command_lead(sim)
         r = Relocation(guest, guest.member, dest, options, link, issuer, sim.t - lead)
         r.lead_s = lead
         shadow = Guest(guest.cfg, sim.seed)
@@ -369,6 +369,8 @@ class RelocationEngine(MoveEngine[Relocation]):
     def advance(self, dt: float) -> None:
         """Do ``dt`` seconds of relocation work (called before the guests run)."""
         self.cpu_s = {}
+        for m in self.sim.members.values():
+            m.reloc_tasks = 0
         act = self.active
         if not act:
             return
@@ -384,6 +386,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                 tasks[name] = tasks.get(name, 0) + 1
         self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], tasks[r.source])
                             for r in act}
+        for name, n in tasks.items():
+            self.sim.members[name].reloc_tasks = n
         # the relocations run before the guests, but the guests' page faults come first on the
         # paging devices: the relocations' reads get the part the faulting virtual CPUs leave
         members = self.sim.members

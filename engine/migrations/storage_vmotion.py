@@ -20,7 +20,7 @@ from ..basics.config import DatastoreConfig, DiskConfig
 from ..kernels import moves as M
 from ..world.state import Guest
 from ..world.world import World
-from .migration import Migration, MoveEngine, MovePass
+from .migration import Migration, MoveEngine, MovePass, command_lead
 
 METHODS = ("SNAPSHOT", "DBT", "INCDBT", "MIRROR")
 
@@ -254,8 +254,10 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         assert disk is not None
         n = blocks_of(disk, self.model)
         words = M.words_for(n)
+        lead = command_lead(sim)
         mv = VMotion("vmotion", guest, self.where[guest.userid], dest, options.describe(),
-                     "blocks", sim.t, method=options.method, heat=options.heat, nblocks=n)
+                     "blocks", sim.t - lead, lead_s=lead, method=options.method,
+                     heat=options.heat, nblocks=n)
         mv.pending = np.zeros(words, dtype=np.uint64)
         mv.dirty = np.zeros(words, dtype=np.uint64)
         mv.prev = np.zeros(words, dtype=np.uint64)
@@ -353,7 +355,9 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
 
     def _advance_one(self, mv: VMotion, dt: float) -> None:
         sim = self.sim
-        t = sim.t
+        t = sim.t - mv.lead_s  # (begun before the step: it does that much more)
+        dt += mv.lead_s
+        mv.lead_s = 0.0
         left = dt
         self._now = t
         g = mv.guest

@@ -196,26 +196,63 @@ class Pager:
                 k = next((i for i, g in enumerate(cands)
                           if g.userid > at or (g.userid == at and not after)), 0)
                 cands = cands[k:] + cands[:k]
+            if cls == 0:
+                # dormant: the longest dormant gives all it can first. Guests dormant equally
+                # long (``class_since`` tied) give in proportion to their pages, each with its
+                # part of the paging I/O the group had; what their parts leave goes to them again
+                i = 0
+                while i < len(cands):
+                    j = i + 1
+                    while j < len(cands) and cands[j].class_since == cands[i].class_since:
+                        j += 1
+                    group, i = cands[i:j], j
+                    if len(group) > 1:
+                        to_give, had = want - got, io_left[0]
+                        total = sum(g.n_cen - g.set_reserved for g in group)
+                        for g in group:
+                            part = (g.n_cen - g.set_reserved) / total
+                            share = min(g.n_cen - g.set_reserved,
+                                        max(1, math.ceil(to_give * part)), want - got)
+                            io = [min(io_left[0], had * part)]
+                            io0 = io[0]
+                            n, blocked = self.steal_from(m, g, share, take_ref, io)
+                            io_left[0] -= io0 - io[0]
+                            got += n
+                            if got >= want:
+                                return got
+                            if blocked and m.slots_free <= 0:
+                                self.note_blocked(m)
+                                return got
+                    for g in group:
+                        share = min(g.n_cen - g.set_reserved, want - got)
+                        if share > 0:
+                            n, stop = self._give(m, g, share, take_ref, io_left, want - got)
+                            got += n
+                            if stop:
+                                return got
+                continue
             total = sum(g.n_cen - g.set_reserved for g in cands)
-            for g in cands:
+            for g in cands:  # at work: each in proportion
                 avail = g.n_cen - g.set_reserved
-                if cls == 0:  # dormant: the longest dormant gives all it can first
-                    share = min(avail, want - got)
-                else:  # at work: each in proportion
-                    whole = min(avail, max(1, math.ceil(need * avail / total)))
-                    share = min(whole, want - got)
-                    # (the next visit: after this guest, or at it if it gave less than its share)
-                    m.scan_next = (g.userid, share >= whole)
-                if share <= 0:
-                    continue
-                n, blocked = self.steal_from(m, g, share, take_ref, io_left)
-                got += n
-                if blocked:
-                    self.note_blocked(m)
-                    return got
-                if got >= want:
-                    return got
+                whole = min(avail, max(1, math.ceil(need * avail / total)))
+                share = min(whole, want - got)
+                # (the next visit: after this guest, or at it if it gave less than its share)
+                m.scan_next = (g.userid, share >= whole)
+                if share > 0:
+                    n, stop = self._give(m, g, share, take_ref, io_left, want - got)
+                    got += n
+                    if stop:
+                        return got
         return got
+
+    def _give(self, m: Member, g: Guest, share: int, take_ref: bool, io_left: list[float],
+              still: int) -> tuple[int, bool]:
+        """``g`` gives up to ``share`` pages: how many it gave, and whether the visit is over
+        (the paging devices' queue or the slots are full, or the ``still`` wanted are had)."""
+        n, blocked = self.steal_from(m, g, share, take_ref, io_left)
+        if blocked:
+            self.note_blocked(m)
+        return n, blocked or n >= still
 
     def make_room(self, m: Member, io_left: list[float], dt: float) -> int:
         """Free frames for guests that ran out of them while they run: a piece of the refill to
@@ -288,7 +325,8 @@ class Pager:
     def migrate(self, m: Member, want: int, io_left: list[float]) -> int:
         """Move aged XSTOR pages on to DASD, the oldest first: the blocks of the guest dormant
         longest (whose pages went to XSTOR earliest and have not been wanted since), all of them,
-        before the next guest's; within a guest, in the order its pages were stolen."""
+        before the next guest's (guests dormant equally long, in proportion to their blocks);
+        within a guest, in the order its pages were stolen."""
         if want <= 0:
             return 0
         guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
@@ -296,34 +334,58 @@ class Pager:
         guests.sort(key=lambda g: (STATE_CLASS.get(g.state, 0), g.class_since, g.userid))
         moved = 0
         out = self._mig_out
+        block = self.model.block_pages
+
+        def take(g: Guest, share: int, io: float) -> bool:
+            """Migrate up to ``share`` of ``g``'s blocks within ``io``: True when blocked."""
+            nonlocal moved
+            assert g.planes is not None
+            K.migrate_xstor(g.planes, g.migrate_cursor, share, io_budget(m, io, block),
+                            m.slots_free, out, block)
+            n = int(out[0])
+            g.migrate_cursor = int(out[1])
+            g.n_xst -= n
+            g.n_dsd += n
+            g.n_slot += n
+            m.xstor_used -= n
+            m.slots_used += n
+            io_left[0] -= io_units(m, int(out[3]), n)
+            moved += n
+            for c in (g.counters, m.counters):
+                c.migrated += n
+                c.dasd_out += n
+            if n:
+                self.note_pageout(m, g, 0, n)
+            return bool(out[2])
+
         for cls in (0, 1, 2):
             cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls]
-            for g in cands:
-                need = want - moved
-                if need <= 0:
-                    return moved
-                share = min(g.n_xst, need)
-                assert g.planes is not None
-                block = self.model.block_pages
-                K.migrate_xstor(g.planes, g.migrate_cursor, share,
-                                io_budget(m, io_left[0], block), m.slots_free, out, block)
-                n = int(out[0])
-                g.migrate_cursor = int(out[1])
-                g.n_xst -= n
-                g.n_dsd += n
-                g.n_slot += n
-                m.xstor_used -= n
-                m.slots_used += n
-                io_left[0] -= io_units(m, int(out[3]), n)
-                moved += n
-                for c in (g.counters, m.counters):
-                    c.migrated += n
-                    c.dasd_out += n
-                if n:
-                    self.note_pageout(m, g, 0, n)
-                if int(out[2]):
-                    self.note_blocked(m)
-                    return moved
+            i = 0
+            while i < len(cands):
+                # the next guest, or the guests whose pages are as old (``class_since`` tied)
+                j = i + 1
+                while j < len(cands) and cands[j].class_since == cands[i].class_since:
+                    j += 1
+                group, i = cands[i:j], j
+                if len(group) > 1:
+                    # they give in proportion to their blocks, each with its part of the
+                    # paging I/O the group had; what their parts leave goes to them again
+                    need, had = want - moved, io_left[0]
+                    total = sum(g.n_xst for g in group)
+                    for g in group:
+                        part = g.n_xst / total
+                        share = min(g.n_xst, max(1, math.ceil(need * part)), want - moved)
+                        if share > 0 and take(g, share, min(io_left[0], had * part)) \
+                                and (io_left[0] < 1.0 or m.slots_free <= 0):
+                            self.note_blocked(m)
+                            return moved
+                for g in group:
+                    need = want - moved
+                    if need <= 0:
+                        return moved
+                    if g.n_xst > 0 and take(g, min(g.n_xst, need), io_left[0]):
+                        self.note_blocked(m)
+                        return moved
         return moved
 
     def note_pageout(self, m: Member, g: Guest, to_xstor: int, to_dasd: int) -> None:

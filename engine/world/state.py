@@ -379,6 +379,9 @@ class Member:
         #: frames CP holds to stage the outbound pages of relocations from this member
         #: (``Relocation.stage_pool``)
         self.stage_frames = 0
+        #: frames reserved for partitions arriving by LPM: the destination holds a partition's
+        #: whole memory from the start of its migration (``LPMove.reserved``)
+        self.lpm_frames = 0
         self.xstor_used = 0
         self.slots_used = 0
         self.counters = PagingCounters()
@@ -429,6 +432,9 @@ class Member:
         #: processors' worth of storage resets after logoffs in the current step (one each
         #: while it runs): system work too
         self.cleanup_cpus = 0.0
+        #: relocations under way from or to the member in the current step (CP tasks, one
+        #: processor each at most, beside its storage resets)
+        self.reloc_tasks = 0
         self.dasd_full_reported = False
         self.half_full_reported = False
         #: where the demand scan's next visit of the eligible and dispatch lists begins: at
@@ -464,8 +470,9 @@ class Member:
 
     @property
     def used_frames(self) -> int:
-        """Frames in use: the guests' pages, their DAT tables and relocations' staging."""
-        return self.resident + self.dat_frames + self.stage_frames
+        """Frames in use: the guests' pages, their DAT tables, relocations' staging and the
+        memory reserved for partitions arriving by LPM."""
+        return self.resident + self.dat_frames + self.stage_frames + self.lpm_frames
 
     @property
     def free_frames(self) -> int:

@@ -201,3 +201,21 @@ central = "4G"
         done.append({u: g.units_total for u, g in sim.guests.items()})
     alone, beside = done
     assert alone == beside
+
+
+def test_guests_paused_at_the_same_moment_give_their_pages_alike() -> None:
+    """The pause experiment with CP STOP: WAS01 and WAS02, two alike application servers, are
+    stopped by commands due at the same second, as are DB01 and DB02. Dormant equally long,
+    none comes before the other on the demand scan's list or XSTOR's way to DASD. (The first
+    by user ID gave all it could first: only WAS01 had pages on DASD, and it answered 13.1 s
+    after BEGIN where WAS02 answered after 3.0 s; renamed WAS09, it was the one that answered
+    after 3.0 s.)"""
+    text = find_scenario("pause/pause-stop").read_text(encoding="utf-8")
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(930)
+    serving = {e.userid: e.data["serving_s"] for e in sim.events if e.kind == "BEGIN"}
+    assert serving["WAS01"] == pytest.approx(serving["WAS02"], abs=1.0)
+    assert serving["DB01"] == pytest.approx(serving["DB02"], abs=1.0)
+    # both databases lost pages all the way to DASD, alike
+    dasd = {u: sim.guests[u].n_dsd for u in ("DB01", "DB02")}
+    assert min(dasd.values()) > 0.8 * max(dasd.values())

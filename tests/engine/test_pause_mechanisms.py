@@ -21,6 +21,7 @@ from ssisim.engine import (
     WorkloadSpec,
     find_scenario,
     load_scenario,
+    loads_scenario,
     size_to_pages,
 )
 from ssisim.engine.migrations.pause import PauseModel
@@ -256,3 +257,105 @@ def test_a_suspend_and_a_resume_take_as_long_at_any_step_length(step_s: float) -
     assert coarse.keys() == fine.keys()
     for key, seconds in fine.items():
         assert coarse[key] == pytest.approx(seconds, abs=0.02), key
+
+
+def two_logoffs(both: bool, step_s: float = 1.0) -> str:
+    """BIGA (and BIGB if ``both``), 16 GB each held in central storage, are forced off at 15 s
+    on a member of one processor, cleaned up inline."""
+    text = f'''
+format = "ssisim-scenario"
+version = 1
+name = "two cleanups on one processor"
+[run]
+seed = 1
+duration_s = 40
+step_s = {step_s}
+[[member]]
+name = "M1"
+cpus = 1
+central = "40G"
+logoff_cleanup = "inline"
+  [[member.volume]]
+  size = "64G"
+'''
+    for u in ("BIGA", "BIGB"):
+        text += f'''[[guest]]
+userid = "{u}"
+member = "M1"
+storage = "16G"
+workload = {{ type = "seqtouch", buffer_mb = 16000 }}
+[[timeline]]
+at_s = 12
+command = "WORKLOAD {u} START IDLE"
+'''
+    for u in ("BIGA", "BIGB") if both else ("BIGA",):
+        text += f'''[[timeline]]
+at_s = 15
+command = "FORCE {u}"
+'''
+    return text
+
+
+def test_storage_resets_share_the_members_processors() -> None:
+    # (each reset ran as if it had a processor of its own: two on one processor ended after
+    # 3.7 s, as one alone did)
+    def took(text: str) -> list[float]:
+        sim = Simulation(loads_scenario(text))
+        sim.run_until(40)
+        return [c.t_end - c.t_start for c in sim.pause.cleanups]
+
+    (alone,) = took(two_logoffs(False))
+    both = took(two_logoffs(True))
+    assert len(both) == 2
+    for t in both:
+        assert t == pytest.approx(2 * alone, rel=0.02)
+
+
+def force_then_logon(step_s: float) -> str:
+    """BIG (34 GB, all in central storage) is forced off at 15 s and logged on again at 16 s;
+    in the cleanup state its user ID is free 0.17 s after the FORCE."""
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "logon after a force"
+[run]
+seed = 1
+duration_s = 40
+step_s = {step_s}
+[[member]]
+name = "M1"
+cpus = 8
+central = "40G"
+logoff_cleanup = "background"
+  [[member.volume]]
+  size = "64G"
+  kind = "nvme"
+  service_ms = 0.1
+  queue_depth = 32
+[[guest]]
+userid = "BIG"
+member = "M1"
+storage = "34G"
+vcpus = 8
+workload = {{ type = "seqtouch", buffer_mb = 34000 }}
+[[timeline]]
+at_s = 15
+command = "FORCE BIG"
+[[timeline]]
+at_s = 16
+command = "XAUTOLOG BIG"
+'''
+
+
+@pytest.mark.parametrize("step_s", [0.5, 2.0])
+def test_what_a_command_starts_begins_when_the_command_was_due(step_s: float) -> None:
+    # (a command due within a step ran as the step began, and what it started began then: at
+    # 2 s steps the FORCE due at 15 s ran with the XAUTOLOG at 16 s, whose user ID was still
+    # taken, and BIG never logged on again)
+    sim = Simulation(loads_scenario(force_then_logon(step_s)))
+    sim.run_until(40)
+    (c,) = sim.pause.cleanups
+    assert c.t_start == pytest.approx(15.0)
+    (logon,) = sim.pause.logons
+    assert logon.t_start == pytest.approx(16.0)
+    assert sim.guests["BIG"].logged_on
