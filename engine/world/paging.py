@@ -326,7 +326,8 @@ class Pager:
         """Move aged XSTOR pages on to DASD, the oldest first: the blocks of the guest dormant
         longest (whose pages went to XSTOR earliest and have not been wanted since), all of them,
         before the next guest's (guests dormant equally long, in proportion to their blocks);
-        within a guest, in the order its pages were stolen."""
+        within a guest, clock-wise through its storage from where its last migration stopped
+        (no age is kept for a block)."""
         if want <= 0:
             return 0
         guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
