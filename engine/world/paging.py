@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Protocol
 
 import numpy as np
@@ -197,39 +198,18 @@ class Pager:
                           if g.userid > at or (g.userid == at and not after)), 0)
                 cands = cands[k:] + cands[:k]
             if cls == 0:
-                # dormant: the longest dormant gives all it can first. Guests dormant equally
-                # long (``class_since`` tied) give in proportion to their pages, each with its
-                # part of the paging I/O the group had; what their parts leave goes to them again
-                i = 0
-                while i < len(cands):
-                    j = i + 1
-                    while j < len(cands) and cands[j].class_since == cands[i].class_since:
-                        j += 1
-                    group, i = cands[i:j], j
-                    if len(group) > 1:
-                        to_give, had = want - got, io_left[0]
-                        total = sum(g.n_cen - g.set_reserved for g in group)
-                        for g in group:
-                            part = (g.n_cen - g.set_reserved) / total
-                            share = min(g.n_cen - g.set_reserved,
-                                        max(1, math.ceil(to_give * part)), want - got)
-                            io = [min(io_left[0], had * part)]
-                            io0 = io[0]
-                            n, blocked = self.steal_from(m, g, share, take_ref, io)
-                            io_left[0] -= io0 - io[0]
-                            got += n
-                            if got >= want:
-                                return got
-                            if blocked and m.slots_free <= 0:
-                                self.note_blocked(m)
-                                return got
-                    for g in group:
-                        share = min(g.n_cen - g.set_reserved, want - got)
-                        if share > 0:
-                            n, stop = self._give(m, g, share, take_ref, io_left, want - got)
-                            got += n
-                            if stop:
-                                return got
+                # dormant: the longest dormant gives all it can first (guests dormant equally
+                # long, in proportion: ``_from_group``)
+                def take(g: Guest, share: int, io: list[float],
+                         ref: bool = take_ref) -> tuple[int, bool]:
+                    return self.steal_from(m, g, share, ref, io)
+
+                for _, tied in groupby(cands, key=lambda g: g.class_since):
+                    n, stop = self._from_group(m, list(tied), lambda g: g.n_cen - g.set_reserved,
+                                               want - got, io_left, take)
+                    got += n
+                    if stop:
+                        return got
                 continue
             total = sum(g.n_cen - g.set_reserved for g in cands)
             for g in cands:  # at work: each in proportion
@@ -244,6 +224,45 @@ class Pager:
                     if stop:
                         return got
         return got
+
+    def _from_group(self, m: Member, group: list[Guest], has: Callable[[Guest], int],
+                    want: int, io_left: list[float],
+                    take: Callable[[Guest, int, list[float]], tuple[int, bool]]
+                    ) -> tuple[int, bool]:
+        """Guests as old on CP's lists as each other (one, or several dormant equally long)
+        give up to ``want`` of what they have (``has``): several give in proportion to it,
+        each with its part of the paging I/O the group had, and what their parts leave goes to
+        them again, in turn, before the next guest. ``take(g, share, io)`` takes up to
+        ``share`` from ``g`` within the budget ``io`` (which it lowers): how many, and whether
+        it was blocked. How many the group gave, and whether the visit is over (the paging
+        devices' queue or the slots are full, or ``want`` is had)."""
+        got = 0
+        if len(group) > 1:
+            had = io_left[0]
+            total = sum(has(g) for g in group)
+            for g in group:
+                part = has(g) / total
+                io = [min(io_left[0], had * part)]
+                io0 = io[0]
+                n, blocked = take(g, min(has(g), max(1, math.ceil(want * part)), want - got),
+                                  io)
+                io_left[0] -= io0 - io[0]
+                got += n
+                if got >= want:
+                    return got, True
+                if blocked and m.slots_free <= 0:
+                    self.note_blocked(m)
+                    return got, True
+        for g in group:
+            share = min(has(g), want - got)
+            if share > 0:
+                n, blocked = take(g, share, io_left)
+                got += n
+                if blocked:
+                    self.note_blocked(m)
+                if blocked or got >= want:
+                    return got, True
+        return got, False
 
     def _give(self, m: Member, g: Guest, share: int, take_ref: bool, io_left: list[float],
               still: int) -> tuple[int, bool]:
@@ -337,11 +356,12 @@ class Pager:
         out = self._mig_out
         block = self.model.block_pages
 
-        def take(g: Guest, share: int, io: float) -> bool:
-            """Migrate up to ``share`` of ``g``'s blocks within ``io``: True when blocked."""
+        def take(g: Guest, share: int, io: list[float]) -> tuple[int, bool]:
+            """Migrate up to ``share`` of ``g``'s blocks within ``io``: how many, and whether
+            it was blocked."""
             nonlocal moved
             assert g.planes is not None
-            K.migrate_xstor(g.planes, g.migrate_cursor, share, io_budget(m, io, block),
+            K.migrate_xstor(g.planes, g.migrate_cursor, share, io_budget(m, io[0], block),
                             m.slots_free, out, block)
             n = int(out[0])
             g.migrate_cursor = int(out[1])
@@ -350,43 +370,23 @@ class Pager:
             g.n_slot += n
             m.xstor_used -= n
             m.slots_used += n
-            io_left[0] -= io_units(m, int(out[3]), n)
+            io[0] -= io_units(m, int(out[3]), n)
             moved += n
             for c in (g.counters, m.counters):
                 c.migrated += n
                 c.dasd_out += n
             if n:
                 self.note_pageout(m, g, 0, n)
-            return bool(out[2])
+            return n, bool(out[2])
 
         for cls in (0, 1, 2):
             cands = [g for g in guests if STATE_CLASS.get(g.state, 0) == cls]
-            i = 0
-            while i < len(cands):
-                # the next guest, or the guests whose pages are as old (``class_since`` tied)
-                j = i + 1
-                while j < len(cands) and cands[j].class_since == cands[i].class_since:
-                    j += 1
-                group, i = cands[i:j], j
-                if len(group) > 1:
-                    # they give in proportion to their blocks, each with its part of the
-                    # paging I/O the group had; what their parts leave goes to them again
-                    need, had = want - moved, io_left[0]
-                    total = sum(g.n_xst for g in group)
-                    for g in group:
-                        part = g.n_xst / total
-                        share = min(g.n_xst, max(1, math.ceil(need * part)), want - moved)
-                        if share > 0 and take(g, share, min(io_left[0], had * part)) \
-                                and (io_left[0] < 1.0 or m.slots_free <= 0):
-                            self.note_blocked(m)
-                            return moved
-                for g in group:
-                    need = want - moved
-                    if need <= 0:
-                        return moved
-                    if g.n_xst > 0 and take(g, min(g.n_xst, need), io_left[0]):
-                        self.note_blocked(m)
-                        return moved
+            # the next guest, or the guests whose pages are as old (``class_since`` tied)
+            for _, tied in groupby(cands, key=lambda g: g.class_since):
+                _, stop = self._from_group(m, list(tied), lambda g: g.n_xst, want - moved,
+                                           io_left, take)
+                if stop:
+                    return moved
         return moved
 
     def note_pageout(self, m: Member, g: Guest, to_xstor: int, to_dasd: int) -> None:

@@ -443,8 +443,10 @@ class Member:
         #: steps this member has run: its guests' order in a step turns with it
         self.turns = 0
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
-        self.free_low = max(64, self.frames // 200)
-        self.free_high = max(128, self.frames // 100)
+        #: the demand scan's low and high marks of free frames: set by the simulation from its
+        #: paging model (``PagingModel.free_marks``)
+        self.free_low = 0
+        self.free_high = 0
         #: frames enough for every page its guests' workloads could touch (worked out each step)
         self.roomy = False
         #: steps of ``step_s`` this quiet member has not been stepped yet (``Simulation.step``)
