@@ -404,9 +404,13 @@ class Simulation:
         self._listeners.append(listener)
 
     def emit(self, kind: str, member: str | None, userid: str | None, message: str,
-             data: dict[str, Any] | None = None) -> Event:
-        """Record an event at the current simulated time."""
-        ev = Event(round(self.t, 6), self._event_seq, kind, member, userid, message, data or {})
+             data: dict[str, Any] | None = None, at: float | None = None) -> Event:
+        """Record an event that happened at simulated time ``at``: by default now, or, while a
+        command runs that was due within the last step, when it was due (``command_lead_s``).
+        An engine that keeps its own clock within a step gives that (a pass ends at 15.7 s, not
+        at the step's 15 s)."""
+        when = self.t - self.command_lead_s if at is None else at
+        ev = Event(round(when, 6), self._event_seq, kind, member, userid, message, data or {})
         self._event_seq += 1
         self.events.append(ev)
         for fn in self._listeners:
@@ -428,7 +432,7 @@ class Simulation:
         r = self.reloc.of(g.userid)
         if r is not None:
             self.reloc.abort(r, f"Relocation of {g.userid} cancelled: the guest logged off",
-                             "logged off")
+                             "logged off", now=self.t - self.command_lead_s)
         member = g.member
         if member is not None:
             g.flush_pending()

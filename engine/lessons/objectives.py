@@ -333,7 +333,10 @@ class LessonTracker:
                 if e.kind == "THROTTLE_END" and e.userid == uid and e.t_s >= m.t_start:
                     s0 = e.data.get("start_s", e.t_s)
                     ov = min(e.t_s, m.t_end) - max(s0, q0)
-                    if ov > 0:
+                    if ov > 0 and e.t_s > s0:
+                        # (a throttle that slows sending all along, message ordering, costs
+                        # the part of its span its ``seconds`` say)
+                        ov *= min(1.0, e.data.get("seconds", e.t_s - s0) / (e.t_s - s0))
                         k = f"{e.data.get('side')} {e.data.get('reason')}"
                         in_q[k] = in_q.get(k, 0.0) + ov
         for k, v in thr[:2]:
@@ -341,8 +344,8 @@ class LessonTracker:
                 out.append((m.t_start, f"{uid}: {_throttle(k)} held the move {v:.1f} s in all"))
         if q0 is not None:
             q = f"{uid}: quiesced at {_ts(q0)} s for {d['quiesce_s']:.1f} s"
-            if in_q:
-                k, v = max(in_q.items(), key=lambda kv: kv[1])
+            k, v = max(in_q.items(), key=lambda kv: kv[1], default=("", 0.0))
+            if v >= max(0.05, 0.05 * d["quiesce_s"]):  # (a twentieth or less: noise)
                 q += f"; {_throttle(k.replace(' ', ':'))} stretched it by {v:.1f} s"
             out.append((q0, q))
         end = m.t_end if m.t_end is not None else self.sim.t

@@ -350,7 +350,8 @@ class LPMEngine(MoveEngine[LPMove]):
         self.sim.emit("LPM_PASS", mv.source, g.userid,
                       f"{g.userid}: LPM pass {cur.number} ({cur.kind}) sent {cur.units} pages "
                       f"in {cur.seconds:.1f} s",
-                      {"pass": cur.number, "pages": cur.units, "seconds": round(cur.seconds, 6)})
+                      {"pass": cur.number, "pages": cur.units, "seconds": round(cur.seconds, 6)},
+                      at=self._now)
         if mv.state == "quiesced":
             mv.pending_copy = False
             return
@@ -377,7 +378,8 @@ class LPMEngine(MoveEngine[LPMove]):
         self._begin(mv, "final")
         mv.pending_copy = True
         self.sim.emit("LPM_SUSPEND", mv.source, g.userid,
-                      f"{g.userid} suspended for the last {n} changed pages and the switch")
+                      f"{g.userid} suspended for the last {n} changed pages and the switch",
+                      at=self._now)
 
     def _finish(self, mv: LPMove, state: str, result: str, message: str) -> None:
         self.close(mv, state, result, message)
@@ -391,7 +393,7 @@ class LPMEngine(MoveEngine[LPMove]):
         mv.pending = mv.dirty = None  # free the bitmaps (2 GiB each for 64 TB)
         kind = "LPM_DONE" if state == "done" else "LPM_CANCELLED"
         self.sim.emit(kind, mv.dest if state == "done" else mv.source, mv.guest.userid, message,
-                      {"result": result})
+                      {"result": result}, at=mv.t_end)
 
     def _complete(self, mv: LPMove) -> None:
         sim = self.sim
@@ -415,6 +417,6 @@ class LPMEngine(MoveEngine[LPMove]):
 
     def cancel(self, mv: LPMove, by: str) -> None:
         """Stop an LPM: the partition keeps running on the source."""
-        self._now = self.sim.t
+        self._now = self.sim.t - command_lead(self.sim)
         self._finish(mv, "cancelled", "cancelled",
                      f"Partition migration of {mv.guest.userid} to {mv.dest} is cancelled by {by}")

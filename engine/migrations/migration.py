@@ -64,6 +64,14 @@ class MoveRecord:
         return end - t0
 
 
+def pass_seconds(start_s: float, end_s: float, now: float | None) -> float:
+    """How long a pass took; one still open (no end yet) has run until ``now`` (the run's end;
+    0 without it)."""
+    if end_s <= 0.0:
+        return max(0.0, (now if now is not None else start_s) - start_s)
+    return end_s - start_s
+
+
 @dataclass
 class MovePass:
     """One copy pass of a migration (iteration of DBT, LPM pre-copy pass, consolidation...)."""
@@ -121,7 +129,8 @@ class Migration(MoveRecord):
             "cost": {k: round(v, 4) for k, v in sorted(self.cost.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, self.unit: p.units,
                            "deferred": p.deferred, "start_s": round(p.start_s, 3),
-                           "seconds": round(p.seconds, 3)} for p in self.passes],
+                           "seconds": round(pass_seconds(p.start_s, p.end_s, now), 3)}
+                          for p in self.passes],
         }
 
 

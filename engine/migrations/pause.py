@@ -385,7 +385,7 @@ class PauseEngine:
         del self.active[g.userid]
         self.sim.emit("SUSPENDED", g.member, g.userid,
                       f"{g.userid} halted after {p.t_end - p.t_start:.1f} s; its image is on its "
-                      "swap disk", {"seconds": round(p.t_end - p.t_start, 6)})
+                      "swap disk", {"seconds": round(p.t_end - p.t_start, 6)}, at=p.t_end)
 
     def _serving(self, g: Guest, p: Pause, at: float) -> None:
         g.set_workload(p.saved or Workload("idle", {}, g.cfg.storage_pages))
@@ -396,7 +396,7 @@ class PauseEngine:
         del self.active[g.userid]
         self.sim.emit("SERVING", g.member, g.userid,
                       f"{g.userid} answers requests again {p.t_end - p.t_start:.1f} s after "
-                      "RESUME", {"seconds": round(p.t_end - p.t_start, 6)})
+                      "RESUME", {"seconds": round(p.t_end - p.t_start, 6)}, at=p.t_end)
 
     # -- logon ----------------------------------------------------------------------------------
     def log_on(self, g: Guest) -> Logon | None:
@@ -450,7 +450,8 @@ class PauseEngine:
                               f"touched {g.instantiated / PAGES_PER_MB:.0f} MB of its storage"
                               f"{why}",
                               {"seconds": round(secs, 6),
-                               "cleanup_gb": round(lg.cleanup_pages / PAGES_PER_GB, 3)})
+                               "cleanup_gb": round(lg.cleanup_pages / PAGES_PER_GB, 3)},
+                              at=t)
 
     # -- CP STOP / BEGIN ----------------------------------------------------------------------
     def first_request_s(self, g: Guest) -> float:
@@ -572,4 +573,4 @@ class PauseEngine:
                 c.t_end = t0 + min(work, span)
                 self.sim.emit("CLEANUP_DONE", c.member, c.userid,
                               f"{c.userid}: storage reset after {c.t_end - c.t_start:.1f} s",
-                              {"seconds": round(c.t_end - c.t_start, 6)})
+                              {"seconds": round(c.t_end - c.t_start, 6)}, at=c.t_end)

@@ -20,7 +20,7 @@ from ..kernels import pages as K
 from ..world.paging import PAGING, PagingModel, dasd_wait_s, io_budget, io_units, moves_io_share
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
-from .migration import MoveEngine, MoveRecord, command_lead
+from .migration import MoveEngine, MoveRecord, command_lead, pass_seconds
 
 
 @dataclass(frozen=True)
@@ -260,6 +260,8 @@ class Relocation(MoveRecord):
     cursor: int = 0
     dirty_best: float = math.inf
     no_progress: int = 0
+    #: the last pass whose changed set was judged for progress
+    progress_pass: int = 0
     pages_moved: int = 0
     cpu_s: float = 0.0
     ordering_lost_s: float = 0.0
@@ -282,7 +284,8 @@ class Relocation(MoveRecord):
             "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
                            "start_s": round(p.start_s, 3),
-                           "seconds": round(p.seconds, 3), "throttle_s": round(p.throttle_s, 3)}
+                           "seconds": round(pass_seconds(p.start_s, p.end_s, now), 3),
+                           "throttle_s": round(p.throttle_s, 3)}
                           for p in self.passes],
         }
 
@@ -662,7 +665,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             self.sim.emit("THROTTLE_START", r.source if side == "source" else r.dest,
                           r.guest.userid, f"{r.guest.userid}: {side} throttle: "
                           f"{THROTTLE_REASONS[(side, reason)]}",
-                          {"side": side, "reason": reason})
+                          {"side": side, "reason": reason}, at=self._now)
 
     def _close_throttle(self, r: Relocation, key: str, start: float,
                         seconds: float | None = None) -> None:
@@ -673,7 +676,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.sim.emit("THROTTLE_END", r.source if side == "source" else r.dest, r.guest.userid,
                       f"{r.guest.userid}: {side} throttle ended after {dur:.1f} s ({reason})",
                       {"side": side, "reason": reason, "seconds": round(dur, 6),
-                       "start_s": round(start, 6)})
+                       "start_s": round(start, 6)}, at=self._now)
 
     def _end_pass(self, r: Relocation) -> None:
         sim = self.sim
@@ -683,7 +686,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         sim.emit("PASS_END", r.source, g.userid,
                  f"{g.userid}: pass {cur.number} ({cur.kind}) moved {cur.pages} pages in "
                  f"{cur.seconds:.2f} s", {"pass": cur.number, "pages": cur.pages,
-                                          "seconds": round(cur.seconds, 6), "kind": cur.kind})
+                                          "seconds": round(cur.seconds, 6), "kind": cur.kind},
+                 at=self._now)
         if cur.kind == "final":
             self._complete(r)
             return
@@ -706,21 +710,40 @@ class RelocationEngine(MoveEngine[Relocation]):
             mq = r.options.maxquiesce_s
             if mq is not None and self._expected_quiesce_s(r, dirty) > mq \
                     and not r.options.immediate:
-                if cur.number >= 2 and (r.no_progress >= self.model.no_progress_passes
-                                        or len(r.passes) >= self.model.max_passes - 2):
+                # CP does not stop the guest for a quiesce it expects to pass MAXQUIESCE: it
+                # goes on with passes while they can still bring the quiesce under the limit,
+                # and cancels, the guest never stopped, when they no longer make progress or
+                # when not even an empty changed set would fit (the two passes' DAT scans)
+                if r.progress_pass != cur.number:
+                    self._note_progress(r, cur.number, dirty)
+                if self._expected_quiesce_s(r, 0) > mq or (
+                        r.no_progress >= self.model.no_progress_passes
+                        or len(r.passes) >= self.model.max_passes - 2):
                     self.abort(r, f"{g.userid} is not relocated to {r.dest} because its quiesce "
                                 f"time would exceed MAXQUIESCE {mq:g} s (expected "
                                 f"{self._expected_quiesce_s(r, dirty):.1f} s)",
                                 "MAXQUIESCE exceeded")
                     return
+                self._begin_pass(r, "intermediate", dirty)
+                return
             r.state = "quiesced"
             r.t_quiesce = self._now
             g.stopped_by.add(self.STOP_REASON)
             sim.emit("QUIESCE_START", r.source, g.userid,
-                     f"{g.userid} stopped for the last two passes ({dirty} changed pages)")
+                     f"{g.userid} stopped for the last two passes ({dirty} changed pages)",
+                     at=self._now)
             self._begin_pass(r, "penultimate", dirty)
         else:
             self._begin_pass(r, "intermediate", dirty)
+
+    def _note_progress(self, r: Relocation, n: int, dirty: int) -> None:
+        """After pass ``n``: did its changed set shrink (``LGRModel.progress_fraction``)?"""
+        if dirty < r.dirty_best * (1.0 - self.model.progress_fraction):
+            r.no_progress = 0
+        else:
+            r.no_progress += 1
+        r.dirty_best = min(r.dirty_best, dirty)
+        r.progress_pass = n
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
         share = self.sharers.get(r, 1)
@@ -742,11 +765,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         mq = r.options.maxquiesce_s
         if n == 2 and mq is not None and self._expected_quiesce_s(r, dirty) <= mq:
             return True
-        if dirty < r.dirty_best * (1.0 - self.model.progress_fraction):
-            r.no_progress = 0
-        else:
-            r.no_progress += 1
-        r.dirty_best = min(r.dirty_best, dirty)
+        self._note_progress(r, n, dirty)
         if r.no_progress >= self.model.no_progress_passes:
             return True
         return n >= self.model.max_passes - 2
@@ -783,14 +802,18 @@ class RelocationEngine(MoveEngine[Relocation]):
             K.clear_plane(g.planes, K.SEND)
 
     def cancel(self, r: Relocation, by: str) -> None:
-        """An operator's VMRELOCATE CANCEL, now."""
-        self._now = self.sim.t
+        """An operator's VMRELOCATE CANCEL, now (when the command was due)."""
+        self._now = self.sim.t - command_lead(self.sim)
         self.abort(r, f"Relocation of {r.guest.userid} to {r.dest} is cancelled by {by}",
                    "cancelled")
 
-    def abort(self, r: Relocation, message: str, result: str = "cancelled") -> None:
-        """Stop a relocation: the guest keeps running on the source, the destination lets go."""
+    def abort(self, r: Relocation, message: str, result: str = "cancelled",
+              now: float | None = None) -> None:
+        """Stop a relocation (at ``now``; default: the engine's clock): the guest keeps running
+        on the source, the destination lets go."""
         sim = self.sim
+        if now is not None:
+            self._now = now
         shadow = r.incoming
         assert shadow is not None
         dst = sim.members[r.dest]
@@ -801,7 +824,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         r.incoming = None
         self._finish(r, "cancelled", result, message)
         sim.emit("RELOCATION_CANCELLED", r.source, r.guest.userid, message,
-                 {"result": result})
+                 {"result": result}, at=r.t_end)
 
     def _complete(self, r: Relocation) -> None:
         sim = self.sim
@@ -836,9 +859,9 @@ class RelocationEngine(MoveEngine[Relocation]):
         self._finish(r, "done", "relocated",
                      f"User {g.userid} has been relocated from {r.source} to {r.dest}")
         sim.emit("RELOCATION_DONE", r.dest, g.userid, r.message,
-                 {"quiesce_s": round(r.quiesce_s, 6), "passes": len(r.passes)})
+                 {"quiesce_s": round(r.quiesce_s, 6), "passes": len(r.passes)}, at=r.t_end)
         for w in warn:
-            sim.emit("RELOCATION_WARNING", r.dest, g.userid, f"{g.userid}: {w}")
+            sim.emit("RELOCATION_WARNING", r.dest, g.userid, f"{g.userid}: {w}", at=r.t_end)
 
     def snapshot(self, r: Relocation) -> RelocationSnapshot:
         """An immutable picture of one relocation now."""

@@ -466,7 +466,8 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         sim.emit("VMOTION_PASS", g.member, g.userid,
                  f"{g.userid}: Storage vMotion pass {cur.number} ({cur.kind}) copied "
                  f"{cur.units} blocks in {cur.seconds:.1f} s",
-                 {"pass": cur.number, "blocks": cur.units, "seconds": round(cur.seconds, 6)})
+                 {"pass": cur.number, "blocks": cur.units, "seconds": round(cur.seconds, 6)},
+                 at=self._now)
         if mv.state == "quiesced":
             mv.pending_copy = False
             return
@@ -513,7 +514,8 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         self._begin(mv, final)  # every dirty block, hot ones included
         mv.pending_copy = True
         self.sim.emit("VMOTION_QUIESCE", g.member, g.userid,
-                      f"{g.userid} stopped for the last copy and the switch to {mv.dest}")
+                      f"{g.userid} stopped for the last copy and the switch to {mv.dest}",
+                      at=self._now)
 
     def _finish(self, mv: VMotion, state: str, result: str, message: str) -> None:
         self.close(mv, state, result, message)
@@ -526,7 +528,8 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         mv.cost["gb_copied"] = mv.units_moved * self.model.block_bytes / 2**30
         mv.pending = mv.dirty = mv.prev = None  # free the bitmaps
         kind = {"done": "VMOTION_DONE", "failed": "VMOTION_FAILED"}.get(state, "VMOTION_CANCELLED")
-        self.sim.emit(kind, mv.guest.member, mv.guest.userid, message, {"result": result})
+        self.sim.emit(kind, mv.guest.member, mv.guest.userid, message, {"result": result},
+                      at=mv.t_end)
 
     def _complete(self, mv: VMotion) -> None:
         assert mv.dirty is not None
@@ -539,6 +542,6 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
 
     def cancel(self, mv: VMotion, by: str) -> None:
         """Stop a Storage vMotion: the disk stays where it was; the copy is discarded."""
-        self._now = self.sim.t
+        self._now = self.sim.t - command_lead(self.sim)
         self._finish(mv, "cancelled", "cancelled",
                      f"Storage vMotion of {mv.guest.userid} to {mv.dest} is cancelled by {by}")

@@ -71,8 +71,9 @@ class World(Protocol):
         ...
 
     def emit(self, kind: str, member: str | None, userid: str | None, message: str,
-             data: dict[str, Any] | None = None) -> Event:
-        """Publish an event at the current simulated time."""
+             data: dict[str, Any] | None = None, at: float | None = None) -> Event:
+        """Publish an event that happened at simulated time ``at`` (default: now, or when the
+        command being run was due)."""
         ...
 
     def run_guest_until(self, g: Guest, t: float) -> None:

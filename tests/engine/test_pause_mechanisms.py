@@ -359,3 +359,9 @@ def test_what_a_command_starts_begins_when_the_command_was_due(step_s: float) ->
     (logon,) = sim.pause.logons
     assert logon.t_start == pytest.approx(16.0)
     assert sim.guests["BIG"].logged_on
+    # and the log says so: the events of the commands carry the times they were due, those of
+    # the cleanup the time it ended
+    logs = {e.kind: e.t_s for e in sim.events if e.userid == "BIG"}
+    assert logs["LOGOFF"] == pytest.approx(15.0)
+    assert logs["LOGON"] == pytest.approx(16.0)
+    assert logs["CLEANUP_DONE"] == pytest.approx(c.t_end, abs=1e-6)

@@ -346,3 +346,51 @@ def test_snapshot_shows_the_relocation_in_progress():
     (r,) = sim.snapshot().relocations
     assert r.state == "done" and r.quiesce_s > 0 and r.end_s is not None
     assert sum(p.pages for p in r.passes) == r.pages_moved
+
+
+def test_a_relocations_events_carry_the_times_of_its_passes_not_of_the_steps() -> None:
+    # (an event was stamped with the time its step began: at 2 s steps every pass seemed to
+    # end on an even second, and the relocation to end up to 2 s before it did)
+    sim = cluster([linux("LINUX1", storage="8G")], step_s=2.0)
+    warm(sim, "LINUX1", 3000)
+    relocate(sim, "VMRELOCATE MOVE USER LINUX1 TO DST")
+    (r,) = sim.reloc.all
+    ends = [e.t_s for e in sim.events if e.kind == "PASS_END"]
+    assert ends == pytest.approx([p.end_s for p in r.passes], abs=1e-6)
+    assert any(abs(t / 2 - round(t / 2)) > 0.01 for t in ends)
+    (done,) = [e for e in sim.events if e.kind == "RELOCATION_DONE"]
+    assert done.t_s == pytest.approx(r.t_end, abs=1e-6)
+    (quiesce,) = [e for e in sim.events if e.kind == "QUIESCE_START"]
+    assert quiesce.t_s == pytest.approx(r.t_quiesce, abs=1e-6)
+
+
+def test_a_quiesce_that_can_never_fit_maxquiesce_does_not_stop_the_guest() -> None:
+    # (an idle guest whose two DAT scans alone passed MAXQUIESCE was stopped anyway, and
+    # cancelled when the limit ran out: an outage for nothing)
+    sim = cluster([linux("LINUX1", storage="64G")], paging="128G")
+    warm(sim, "LINUX1", 3000)
+    r = relocate(sim, "VMRELOCATE MOVE USER LINUX1 TO DST MAXQUIESCE 2")
+    assert r["result"] == "MAXQUIESCE exceeded"
+    assert r["quiesce_s"] == 0.0, "the guest never stopped"
+    assert not any(e.kind == "QUIESCE_START" for e in sim.events)
+    assert r["passes"] == 2, "CP saw it after the first pass it judges"
+    assert sim.guests["LINUX1"].member == "SRC"
+    # with room for the scans it moves
+    sim2 = cluster([linux("LINUX1", storage="64G")], paging="128G")
+    warm(sim2, "LINUX1", 3000)
+    assert relocate(sim2, "VMRELOCATE MOVE USER LINUX1 TO DST MAXQUIESCE 10")["result"] == \
+        "relocated"
+
+
+def test_a_pass_under_way_reports_the_time_it_has_run() -> None:
+    sim = cluster([linux("LINUX1", storage="8G")])
+    warm(sim, "LINUX1", 3000)
+    assert sim.execute("VMRELOCATE MOVE USER LINUX1 TO DST ASYNC").ok
+    sim.step()
+    sim.step()
+    (r,) = sim.reloc.all
+    d = r.to_dict(now=sim.t)
+    assert d["pass_list"], "a pass is under way"
+    assert all(p["seconds"] >= 0 for p in d["pass_list"])
+    assert d["pass_list"][-1]["seconds"] == pytest.approx(
+        sim.t - d["pass_list"][-1]["start_s"], abs=1e-3)
