@@ -7,6 +7,8 @@ work served cost CP CPU on the member.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Protocol
 
 import numpy as np
@@ -17,6 +19,10 @@ from ..migrations.pause import PauseEngine
 from ..world.paging import PAGING, Pager, PagingModel, io_budget, io_units
 from ..world.state import Guest, Member
 from ..world.world import World
+
+#: the time over which a random walk's pace (``Guest.walk_pace``) is averaged: a way of
+#: computing, so that short steps, each with few faults, measure it as a second does
+PACE_S = 1.0
 
 #: the most times a step's touches of one region wait for the demand scan to free frames (each
 #: time it frees a piece, ``Pager.make_room``): a bound that only a runaway loop reaches
@@ -104,6 +110,7 @@ class WorkloadDriver:
             if r.log_q < 0 and defer:
                 done = self._defer_random(m, g, r, budget)
                 if done is not None:
+                    g.walk_pace.pop(key, None)  # (nothing is out: the plan's pace)
                     units += done[0]
                     cpu_used += done[1]
                     if steady is not None:
@@ -138,15 +145,23 @@ class WorkloadDriver:
                 g.flush_pending()
             if g.relocating:
                 g.note_changes(r.lo, r.hi)
+            # a random workload references its whole region all the time: when its faults
+            # (or its CPU) let it do fewer references than planned, the step's lap selects
+            # fewer pages across the whole region, not the planned pages of a part of it (a
+            # walk cut short covers a stretch of addresses, and how many of its pages are out
+            # then hangs on where the demand scan last took pages, not on the share out)
+            rp = self._paced(g, r, dt)
+            log_q = rp.log_q
             cur = g.cursor(i, r.lo)
             if not (r.lo <= cur[0] < r.hi):
                 cur[0], cur[1] = r.lo, -1
             elif cur[1] > 0:
-                cur[1] = carried_gap(cur[1], g.gap_log_q.get(i, r.log_q), r.log_q)
-            g.gap_log_q[i] = r.log_q
-            budget_cpu = cpu_s * speed * r.budget_share
-            budget_wall = g.cfg.vcpus * dt * r.budget_share
+                cur[1] = carried_gap(cur[1], g.gap_log_q.get(i, log_q), log_q)
+            g.gap_log_q[i] = log_q
+            budget_cpu = budget_cpu0 = cpu_s * speed * r.budget_share
+            budget_wall = budget_wall0 = g.cfg.vcpus * dt * r.budget_share
             cover = r.max_cover
+            walked = 0
             # the regions' walks run one after another here but at the same time in the guest
             # (a toucher per virtual CPU): each may use of the guest's paging I/O its share of
             # what is left, as the guests do of the member's (what it leaves goes to those after)
@@ -157,16 +172,17 @@ class WorkloadDriver:
             given = part[0]
             for _refill in range(MAX_REFILLS):
                 K.touch_region(
-                    g.planes, r.lo, r.hi, cur[0], cur[1], r.log_q, cover, r.write_frac,
-                    budget_cpu, budget_wall, r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
+                    g.planes, r.lo, r.hi, cur[0], cur[1], log_q, cover, r.write_frac,
+                    budget_cpu, budget_wall, rp.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
                     wait, pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, part[0], block),
                     g.relocating, g.rng, out, block, g.seg_map, m.seg_reserve,
                 )
                 touches = int(out[K.T_TOUCHES])
+                walked += touches
                 cur[0] = int(out[K.T_CURSOR])
                 cur[1] = int(out[K.T_NEXT])
                 faults = self.account_touches(m, g, part)
-                units += touches * r.units_per_touch
+                units += touches * rp.units_per_touch
                 cpu_used += out[K.T_CPU_S] / speed
                 budget_cpu -= out[K.T_CPU_S]
                 budget_wall -= out[K.T_WALL_S]
@@ -183,6 +199,13 @@ class WorkloadDriver:
                     self._waits_for_writes(g, part)
                     break
             io_left[0] -= given - part[0]
+            if r.log_q < 0 and stop in (K.STOP_DONE, K.STOP_BUDGET):
+                # (a walk the step's paging I/O or frames ended says what was left for it,
+                # not what the guest can do: its pace stands)
+                self._note_pace(g, r, dt, walked, stop == K.STOP_DONE,
+                                max(1.0 - budget_cpu / budget_cpu0 if budget_cpu0 > 0 else 1.0,
+                                    1.0 - budget_wall / budget_wall0 if budget_wall0 > 0
+                                    else 1.0))
         if plans:
             if steady is None:
                 g.steady.pop(dt, None)
@@ -205,6 +228,42 @@ class WorkloadDriver:
             g.cpu_s_total += cp_s
             m.ios_total += ios
             m.vio_cpu_step += cp_s
+
+    @staticmethod
+    def _paced(g: Guest, r: RegionPlan, dt: float) -> RegionPlan:
+        """The lap a random region's walk makes in ``dt``: the plan's, or, while the guest
+        could select fewer pages than that (``Guest.walk_pace``, pages a second), a lap with
+        the chance per page that selects as many. Its references and their CPU stay as dear
+        each: a page selected in a sparser lap stands for fewer references (in a dense one,
+        several references of the step fall on one page)."""
+        if r.log_q >= 0:
+            return r
+        pace = g.walk_pace.get(r.key)
+        if pace is None or pace * dt >= r.distinct:
+            return r
+        log_q = math.log1p(-min(1.0 - 1e-12, max(1.0, pace * dt) / r.n))
+        paced = dataclasses.replace(r, log_q=log_q)
+        k = (paced.refs / paced.distinct) / (r.refs / r.distinct)
+        return dataclasses.replace(paced, cpu_s_per_touch=r.cpu_s_per_touch * k,
+                                   units_per_touch=r.units_per_touch * k)
+
+    @staticmethod
+    def _note_pace(g: Guest, r: RegionPlan, dt: float, walked: int, lap_done: bool,
+                   used: float) -> None:
+        """What a random region's walk of ``dt`` shows of the pages a second the guest can
+        reference: those it walked, or, when its lap ended with budget left (``used``, the
+        share of the budget spent), as many more as the rest of the budget would have done."""
+        if dt <= 0:
+            return
+        can = (walked / max(used, 0.01) if lap_done and used < 1.0 else float(walked)) / dt
+        pace = g.walk_pace.get(r.key)
+        if pace is not None:
+            # (averaged over ``PACE_S``: a short step's count of faults is a noisy measure)
+            can = pace + (can - pace) * min(1.0, dt / PACE_S)
+        if can * dt >= r.distinct:
+            g.walk_pace.pop(r.key, None)  # the plan is within reach
+        else:
+            g.walk_pace[r.key] = can
 
     def _defer_random(self, m: Member, g: Guest, r: RegionPlan, budget: float
                       ) -> tuple[float, float, tuple[list[float], float] | None] | None:

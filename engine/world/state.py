@@ -99,6 +99,9 @@ class Guest:
         self.cursors: list[list[int]] = []
         #: the chance per page (``RegionPlan.log_q``) each walk's next gap was drawn with
         self.gap_log_q: dict[int, float] = {}
+        #: pages a second a random region's walk could select when its faults or its CPU held
+        #: it below its plan (``WorkloadDriver._paced_log_q``), by region
+        self.walk_pace: dict[tuple[int, int], float] = {}
         self.state = LOGGED_OFF
         self.eligible_since: float | None = None
         #: when the guest entered its scheduler class (dormant, eligible, dispatch): CP's demand
@@ -347,6 +350,7 @@ class Guest:
         """Replace the running workload; walks start afresh unless ``keep_cursors``."""
         self.flush_pending()
         self.workload = workload
+        self.walk_pace = {}  # (its regions, and what holds them back, may differ)
         if keep_cursors:
             return
         self.reset_cursors()
@@ -355,6 +359,7 @@ class Guest:
         """Forget where the workload's walks were."""
         self.cursors = []
         self.gap_log_q = {}
+        self.walk_pace = {}
 
     def cursor(self, i: int, lo: int) -> list[int]:
         """The walk state ``[position, next_selected]`` of region ``i``."""

@@ -34,9 +34,12 @@ def test_the_parameter_that_decides_a_result_comes_first(capsys, tmp_path: Path)
                            "-q", "--workers", "1", "--json", str(tmp_path / "s.json"))
     assert rc == 0, err
     rows = json.loads((tmp_path / "s.json").read_text())
-    # an idle guest's quiesce is its two DAT scans: the scan's cost decides it, in proportion
+    # an idle guest's quiesce is its two DAT scans: the scan's cost decides it, in proportion;
+    # a fifth dearer, the two scans (10.4 s) pass the default MAXQUIESCE of 10 s, and CP
+    # cancels the relocation without stopping the guest at all
     assert rows[0]["parameter"] == "lgr.dat_scan_s_per_gb"
-    assert rows[0]["low change"] < -0.1 and rows[0]["high change"] > 0.1
+    assert rows[0]["low change"] == pytest.approx(-0.2, abs=0.03)
+    assert rows[0]["high change"] == -1.0
     moved = {r["parameter"] for r in rows if r.get("low change") or r.get("high change")}
     assert not any(p.startswith(("lpm.", "svmotion.", "pause.")) for p in moved)
     lines = out.splitlines()
