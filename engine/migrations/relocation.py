@@ -260,8 +260,6 @@ class Relocation(MoveRecord):
     cursor: int = 0
     dirty_best: float = math.inf
     no_progress: int = 0
-    #: the last pass whose changed set was judged for progress
-    progress_pass: int = 0
     pages_moved: int = 0
     cpu_s: float = 0.0
     ordering_lost_s: float = 0.0
@@ -714,8 +712,6 @@ class RelocationEngine(MoveEngine[Relocation]):
                 # goes on with passes while they can still bring the quiesce under the limit,
                 # and cancels, the guest never stopped, when they no longer make progress or
                 # when not even an empty changed set would fit (the two passes' DAT scans)
-                if r.progress_pass != cur.number:
-                    self._note_progress(r, cur.number, dirty)
                 if self._expected_quiesce_s(r, 0) > mq or (
                         r.no_progress >= self.model.no_progress_passes
                         or len(r.passes) >= self.model.max_passes - 2):
@@ -736,15 +732,6 @@ class RelocationEngine(MoveEngine[Relocation]):
         else:
             self._begin_pass(r, "intermediate", dirty)
 
-    def _note_progress(self, r: Relocation, n: int, dirty: int) -> None:
-        """After pass ``n``: did its changed set shrink (``LGRModel.progress_fraction``)?"""
-        if dirty < r.dirty_best * (1.0 - self.model.progress_fraction):
-            r.no_progress = 0
-        else:
-            r.no_progress += 1
-        r.dirty_best = min(r.dirty_best, dirty)
-        r.progress_pass = n
-
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
         share = self.sharers.get(r, 1)
         return 2 * scan_s(r.guest.npages, r.link, share, self.model,
@@ -757,6 +744,13 @@ class RelocationEngine(MoveEngine[Relocation]):
             return True
         if n < 2:
             return False
+        # did the changed set shrink (``LGRModel.progress_fraction``)? (judged first: when CP
+        # will not quiesce for MAXQUIESCE, the passes go on counting it)
+        if dirty < r.dirty_best * (1.0 - self.model.progress_fraction):
+            r.no_progress = 0
+        else:
+            r.no_progress += 1
+        r.dirty_best = min(r.dirty_best, dirty)
         # (CP judges the changed set by the rate this relocation gets: its part of the link
         # when others share it)
         if dirty <= self.model.quiesce_threshold_s * link_pages_per_s(r.link, self.model) \
@@ -765,7 +759,6 @@ class RelocationEngine(MoveEngine[Relocation]):
         mq = r.options.maxquiesce_s
         if n == 2 and mq is not None and self._expected_quiesce_s(r, dirty) <= mq:
             return True
-        self._note_progress(r, n, dirty)
         if r.no_progress >= self.model.no_progress_passes:
             return True
         return n >= self.model.max_passes - 2

@@ -99,8 +99,8 @@ class Guest:
         self.cursors: list[list[int]] = []
         #: the chance per page (``RegionPlan.log_q``) each walk's next gap was drawn with
         self.gap_log_q: dict[int, float] = {}
-        #: pages a second a random region's walk could select when its faults or its CPU held
-        #: it below its plan (``WorkloadDriver._paced_log_q``), by region
+        #: pages a second a random region's walk could select when its virtual CPUs' time held
+        #: it below its plan (``WorkloadDriver._paced``), by region
         self.walk_pace: dict[tuple[int, int], float] = {}
         self.state = LOGGED_OFF
         self.eligible_since: float | None = None
@@ -350,8 +350,8 @@ class Guest:
         """Replace the running workload; walks start afresh unless ``keep_cursors``."""
         self.flush_pending()
         self.workload = workload
-        self.walk_pace = {}  # (its regions, and what holds them back, may differ)
         if keep_cursors:
+            self.walk_pace = {}  # (its regions, and what holds them back, may differ)
             return
         self.reset_cursors()
 
