@@ -224,6 +224,8 @@ def validate_25_guests() -> list[dict[str, Any]]:
 
 
 PAUSE_SOURCE = 'IBM Linux on System z white paper "Methods to pause a z/VM guest" (2011)'
+#: The white paper's timings are held to 15 %, as the other published times are.
+PAUSE_TOLERANCE = 0.15
 LARGE_SOURCE = 'IBM z/VM 7.3 performance report "Support for Guests Greater than One Terabyte"'
 
 
@@ -253,23 +255,23 @@ def validate_pausing() -> list[dict[str, Any]]:
     case = "z10 LPAR, 10 GB central + 2 GB XSTOR"
     return [
         _within(case, "database halted by Linux suspend (s)", 8.0,
-                seconds("SUSPENDED", "DB01"), 0.20, PAUSE_SOURCE),
+                seconds("SUSPENDED", "DB01"), PAUSE_TOLERANCE, PAUSE_SOURCE),
         _within(case, "application server halted by Linux suspend (s)", 27.0,
-                seconds("SUSPENDED", "WAS01"), 0.20, PAUSE_SOURCE),
+                seconds("SUSPENDED", "WAS01"), PAUSE_TOLERANCE, PAUSE_SOURCE),
         _within(case, "application server stopped by CP STOP (s)", 0.0,
                 None if stopped is None or stop_cmd is None else stopped - stop_cmd, 0.0,
                 PAUSE_SOURCE),
         _within(case, "application server answers after Linux resume (s)", 21.0,
-                seconds("SERVING", "WAS01"), 0.20, PAUSE_SOURCE),
+                seconds("SERVING", "WAS01"), PAUSE_TOLERANCE, PAUSE_SOURCE),
         _within(case, "application server answers after CP BEGIN (s)", 3.0,
-                seconds("BEGIN", "WAS02", "serving_s"), 0.20, PAUSE_SOURCE),
+                seconds("BEGIN", "WAS02", "serving_s"), PAUSE_TOLERANCE, PAUSE_SOURCE),
     ] + [row for uid in ("SMALL1", "SMALL2", "SMALL3") for row in (
         _row(case, f"768 MB guest {uid} suspends in 10 to 30 s (s)", "10 to 30",
              seconds("SUSPENDED", uid) or -1.0,
              10.0 <= (seconds("SUSPENDED", uid) or -1.0) <= 30.0, None, PAUSE_SOURCE,
              rule="within the published range"),
         _within(case, f"768 MB guest {uid} resumes in about 20 s (s)", 20.0,
-                seconds("SERVING", uid), 0.20, PAUSE_SOURCE))]
+                seconds("SERVING", uid), PAUSE_TOLERANCE, PAUSE_SOURCE))]
 
 
 def validate_large_guest() -> list[dict[str, Any]]:
