@@ -446,9 +446,18 @@ class Simulation:
                   {"cleanup_s": round(c.seconds_left, 3),
                    "detach_s": round(c.detach_until - c.t_start, 3)} if member else {})
 
-    def replenish(self, m: Member, want: int) -> int:
-        """CP's demand scan on ``m`` now, within what is left of the step's paging I/O."""
-        return self.pager.steal(m, want, self.io_left[m.name])
+    def replenish(self, m: Member, want: int, pool: list[float] | None = None) -> int:
+        """CP's demand scan on ``m`` now, within what is left of the step's paging I/O (and of
+        ``pool``, a part of it set aside for the work that asks, which it lowers)."""
+        io = self.io_left[m.name]
+        if pool is None:
+            return self.pager.steal(m, want, io)
+        mine = [min(io[0], pool[0])]
+        had = mine[0]
+        got = self.pager.steal(m, want, mine)
+        io[0] -= had - mine[0]
+        pool[0] -= had - mine[0]
+        return got
 
     def guests_on(self, member: str) -> list[Guest]:
         """Logged-on guests of a member, by user ID (a new list: the caller may change it)."""

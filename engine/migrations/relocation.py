@@ -390,10 +390,11 @@ class RelocationEngine(MoveEngine[Relocation]):
         for name, n in tasks.items():
             self.sim.members[name].reloc_tasks = n
         # the relocations run before the guests, but the guests' page faults come first on the
-        # paging devices: the relocations' reads get the part the faulting virtual CPUs leave
+        # paging devices: the relocations' reads on the source, and the writes the destination's
+        # demand scan makes for their pages, get the part the faulting virtual CPUs leave
         members = self.sim.members
         self.io_for_moves = {name: [moves_io_share(members[name]) * members[name].io_capacity_s
-                                    * dt] for name in {r.source for r in act}}
+                                    * dt] for r in act for name in (r.source, r.dest)}
         # relocations at the same time run at the same time: they share a link, and the
         # members' frames and paging I/O, piece by piece through the step (each relocation
         # a round of at most ``RELOCATION_ROUND_S`` in turn, the first in turn changing with
@@ -583,16 +584,21 @@ class RelocationEngine(MoveEngine[Relocation]):
                 src_paging = stop == K.SEND_SRC_DASD or waited > 0.01 * dt
                 if dst_frames_short:
                     # the destination's demand scan makes room as the pages come in, as fast
-                    # as its paging devices write (what is left of them this step)
+                    # as its paging devices write: what is left of them this step beside its
+                    # own guests' page faults (for storage, existing work comes first: a busy
+                    # guest on the destination stood still while the scan wrote for the
+                    # relocation with all of the devices)
                     short = max(0, dst.free_low - dst.free_frames)
-                    sim.replenish(dst, short + max(1, budget_pages - sent))
+                    sim.replenish(dst, short + max(1, budget_pages - sent),
+                                  self.io_for_moves[dst.name])
                     dst_frames_short = inbound_frames(dst) <= 0
                 # held back only when the pages wait: room made in time (frames freed to
                 # XSTOR, or within the step's paging I/O) costs no time
                 self._held(r, "destination", "frames", dst_frames_short)
                 self._held(r, "source", "dest_backlog", dst_frames_short)
                 self._held(r, "destination", "paging_queue",
-                           dst_frames_short and io_left[dst.name][0] < 1.0)
+                           dst_frames_short
+                           and min(io_left[dst.name][0], self.io_for_moves[dst.name][0]) < 1.0)
                 self._held(r, "source", "paging_queue", src_paging)
                 self._held(r, "destination", "steal",
                            dst_frames_short and sim.stolen_from_incoming > 0)

@@ -84,6 +84,6 @@ class World(Protocol):
         """How long a virtual CPU waits for a DASD page fault on ``m``, queueing included."""
         ...
 
-    def replenish(self, m: Member, want: int) -> int:
+    def replenish(self, m: Member, want: int, pool: list[float] | None = None) -> int:
         """CP's demand scan on ``m`` now, within the step's paging I/O: frames freed."""
         ...

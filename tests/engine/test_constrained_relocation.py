@@ -127,6 +127,29 @@ def test_a_short_destination_takes_pages_as_fast_as_its_paging_writes() -> None:
         assert r["throttle_s"].get("destination:frames", 0) > 0
 
 
+def test_a_busy_guest_on_a_short_destination_keeps_working_and_slows_the_relocation() -> None:
+    """For storage, existing work comes first: the destination's demand scan writes for the
+    inbound pages with the part of the paging devices its own guests' faults leave. (With all
+    of them, LNXHOG did nothing for 95 s, and the relocation took the 92 s it takes beside an
+    idle LNXHOG.)"""
+    text = find_scenario("lgr-short-destination").read_text(encoding="utf-8")
+    idle = 'command = "WORKLOAD LNXHOG START IDLE"'
+    assert text.count(idle) == 1
+    busy = text.replace(idle, 'command = "WORKLOAD LNXHOG START RANDCHANGE FRACTION 0.9 '
+                              'RATE_PAGES_S 100000"')
+    alone = relocation(text, 240)
+    sim = Simulation(loads_scenario(busy))
+    sim.run_until(40)
+    hog = sim.guests["LNXHOG"]
+    before = hog.units_total
+    sim.run_until(120)
+    assert (hog.units_total - before) / 80 > 50_000
+    sim.run_until(400)
+    (r,) = build_summary(sim)["relocations"]
+    assert r["result"] == "relocated"
+    assert r["relocation_s"] > 1.5 * alone["relocation_s"]
+
+
 @pytest.mark.parametrize("step_s", [0.5, 2.0])
 def test_the_pace_does_not_hang_on_the_step(step_s: float) -> None:
     one = relocation(short_destination(0.5), 240)
