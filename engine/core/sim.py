@@ -131,7 +131,6 @@ class Simulation:
         #: hold back first touches on members with room (``WorkloadDriver._defer_random``: the
         #: walk's outcome in distribution, tests/scenarios/test_seed_spread.py)
         self.defer_first_touches = True
-        self.stolen_from_incoming = 0
         for guest in self.guests.values():
             if guest.cfg.logged_on:
                 self.log_on(guest, guest.home, announce=False)

@@ -40,10 +40,15 @@ class LGRModel:
     #: Bytes of status the scan sends over the link per page of defined storage (the page's
     #: change and key state). Makes the quiesce of an idle guest grow as the link gets slower.
     scan_bytes_per_page: float = 32.0
-    #: Share of a CHPID's bandwidth used with 1, 2, 3, 4, 5 or more CTC devices. Four or five
-    #: keep a CHPID busy; fewer leave it idle between messages. Four CTCs give 95 %: a quiesce
-    #: pass of the busy guest then sends at 522,000 pages/s over capacity 18.
-    ctc_efficiency: tuple[float, ...] = (0.40, 0.65, 0.85, 0.95, 1.0)
+    #: A CTC device carries one message at a time: it holds the CHPID while the message's bytes
+    #: go, then does its turn-around (the channel program's end, the interrupt, CP taking the
+    #: message and starting the next) off the CHPID. This is that turn-around over the
+    #: transfer. The devices of a CHPID are then a closed queue at one server (``ctc_share``):
+    #: one device leaves the CHPID idle while it turns around, four or five keep it busy
+    #: (domain.md: "a CHPID is used best with 4 or 5 devices"). From the busy relocation's
+    #: quiesce passes: 522,000 pages/s over capacity 18 with 4 CTCs a CHPID is 95 % of the
+    #: capacity, and a share of 0.95 with 4 devices is a turn-around 1.5246 times the transfer.
+    ctc_turnaround_ratio: float = 1.5246
     #: CPU time to copy one page into a staging frame, seconds (at cpu_speed 1). A running guest
     #: may change a page while it is sent, so live passes stage each page; quiesced passes send in
     #: place. Derived from the busy relocation: 142.56 s for 8 passes leaves 375,000 pages/s for
@@ -100,10 +105,25 @@ THROTTLE_REASONS = {
 }
 
 
+def ctc_share(ctcs: int, turnaround_ratio: float) -> float:
+    """The share of its time a CHPID carries data with ``ctcs`` CTC devices that each send a
+    message on it and then turn around off it for ``turnaround_ratio`` times as long: ``ctcs``
+    customers of one server with think time over service time ``turnaround_ratio`` (the
+    machine-repairman queue). The CHPID is idle only when every device is turning around:
+    ``1 - 1 / sum(n! / (n-k)! * (1/ratio)**k for k in 0..n)``."""
+    rho = 1.0 / turnaround_ratio
+    term, total = 1.0, 1.0
+    for k in range(1, ctcs + 1):
+        term *= (ctcs - k + 1) * rho
+        total += term
+    return 1.0 - 1.0 / total
+
+
 def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
-    """Pages per second the ISFC link carries, its CHPIDs' speeds times their CTC efficiency."""
-    eff = model.ctc_efficiency
-    gbps = sum(c.gbps * eff[min(c.ctcs, len(eff)) - 1] for c in link.chpids)
+    """Pages per second the ISFC link carries: its CHPIDs' speeds, each by the share of its time
+    its CTC devices keep it carrying data (``ctc_share``)."""
+    r = model.ctc_turnaround_ratio
+    gbps = sum(c.gbps * ctc_share(c.ctcs, r) for c in link.chpids)
     return gbps * 1e9 / 8 / 4096
 
 
@@ -268,6 +288,9 @@ class Relocation(MoveRecord):
     #: seconds it began before the step it was started in (``World.command_lead_s``): its
     #: first step does that much more
     lead_s: float = 0.0
+    #: frames the destination's demand scan had taken from the arriving guest when the last
+    #: step's relocation work was done (the ``destination:steal`` throttle: it took more since)
+    stolen_seen: int = 0
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The relocation as the JSON summary carries it."""
@@ -600,9 +623,10 @@ class RelocationEngine(MoveEngine[Relocation]):
                            dst_frames_short
                            and min(io_left[dst.name][0], self.io_for_moves[dst.name][0]) < 1.0)
                 self._held(r, "source", "paging_queue", src_paging)
+                # the scan took pages of the arriving guest itself since the last step's
+                # relocation work (as the guests ran, or making room just now)
                 self._held(r, "destination", "steal",
-                           dst_frames_short and sim.stolen_from_incoming > 0)
-                sim.stolen_from_incoming = 0
+                           dst_frames_short and shadow.counters.stolen() > r.stolen_seen)
                 if dst_frames_short or stop == K.SEND_SRC_DASD:
                     # wait for the rest of the step: frames or paging I/O come back next step
                     cur.throttle_s += left + dt * (rounds - 1 - n)
@@ -636,6 +660,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 if start is not None and key not in r.held:
                     self._close_throttle(r, key, start)
         r.held.clear()
+        r.stolen_seen = shadow.counters.stolen()
         self._now = self._step_end
         if r.active:
             self._check_limits(r, self._step_end)

@@ -333,8 +333,6 @@ class Pager:
             c.xstor_out += to_x
             c.dasd_out += to_dw
             c.dasd_clean += to_dc
-        if g.state == "incoming":
-            self.world.stolen_from_incoming += got
         # the episode's events in the order the slices gave their pages
         fx, fd = int(tot[K.SS_FIRST_XSTOR]), int(tot[K.SS_FIRST_DASD])
         if fx >= 0 and fd > fx:

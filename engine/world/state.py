@@ -40,6 +40,10 @@ class PagingCounters:
     migrated: int = 0  # XSTOR pages moved on to DASD
     new: int = 0  # pages instantiated
 
+    def stolen(self) -> int:
+        """Frames the demand scan took (to XSTOR, or to DASD with or without a write)."""
+        return self.xstor_out + self.dasd_out - self.migrated + self.dasd_clean
+
     def as_tuple(self) -> tuple[int, ...]:
         """The counters in field order."""
         return (self.xstor_in, self.dasd_in, self.xstor_out, self.dasd_out, self.dasd_clean,

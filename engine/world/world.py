@@ -58,8 +58,6 @@ class World(Protocol):
     guests: dict[str, Guest]
     #: paging I/O seconds each member still has this step (relocation takes from it)
     io_left: dict[str, list[float]]
-    #: pages the demand scan took from guests arriving by relocation
-    stolen_from_incoming: int
     #: how long before the current step began the command being run was due: it waited for
     #: the operator's console, or for the relocation before it to end, within the last step
     #: (a relocation it starts began then)

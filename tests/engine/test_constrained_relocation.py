@@ -131,7 +131,9 @@ def test_a_busy_guest_on_a_short_destination_keeps_working_and_slows_the_relocat
     """For storage, existing work comes first: the destination's demand scan writes for the
     inbound pages with the part of the paging devices its own guests' faults leave. (With all
     of them, LNXHOG did nothing for 95 s, and the relocation took the 92 s it takes beside an
-    idle LNXHOG.)"""
+    idle LNXHOG.) With LNXHOG busy, the scan takes pages of the arriving guest too (it works
+    in proportion to what each has), and that contention is a throttle of its own; beside an
+    idle LNXHOG, which gives all it has first, it never is."""
     text = find_scenario("lgr-short-destination").read_text(encoding="utf-8")
     idle = 'command = "WORKLOAD LNXHOG START IDLE"'
     assert text.count(idle) == 1
@@ -148,6 +150,8 @@ def test_a_busy_guest_on_a_short_destination_keeps_working_and_slows_the_relocat
     (r,) = build_summary(sim)["relocations"]
     assert r["result"] == "relocated"
     assert r["relocation_s"] > 1.5 * alone["relocation_s"]
+    assert "destination:steal" not in alone["throttle_s"]
+    assert r["throttle_s"]["destination:steal"] > 0.5 * r["throttle_s"]["destination:frames"]
 
 
 @pytest.mark.parametrize("step_s", [0.5, 2.0])

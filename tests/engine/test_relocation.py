@@ -394,3 +394,18 @@ def test_a_pass_under_way_reports_the_time_it_has_run() -> None:
     assert all(p["seconds"] >= 0 for p in d["pass_list"])
     assert d["pass_list"][-1]["seconds"] == pytest.approx(
         sim.t - d["pass_list"][-1]["start_s"], abs=1e-3)
+
+
+def test_a_chpid_is_used_best_with_four_or_five_ctc_devices():
+    """A CTC device carries one message at a time and turns around off the CHPID between
+    messages: one device leaves its CHPID idle for most of the time, more keep it busier, and
+    past four or five there is little left to gain (domain.md, the ISFC link)."""
+    times = []
+    for ctcs in (1, 2, 3, 4, 5, 8):
+        sim = cluster([linux("LNX1", "8G")], link=(ChpidConfig(8, ctcs),))
+        warm(sim, "LNX1", 6144)
+        times.append(relocate(sim, "VMRELOCATE MOVE LNX1 TO DST")["relocation_s"])
+    assert times == sorted(times, reverse=True) and len(set(times)) == len(times)
+    one, four, eight = times[0], times[3], times[-1]
+    assert one > 1.8 * four  # the single device's CHPID idles while it turns around
+    assert four < 1.08 * eight  # four use it nearly as well as eight
