@@ -56,6 +56,9 @@ from .plan_jobs import Cancelled, PlanJob, Progress, default_processes
 
 #: How often the progress bar is brought up to date (ms).
 PROGRESS_MS = 100
+#: What Play does.
+PLAY_TIP = ("Load the scenario with this plan's commands in its timeline into the window "
+            "(paused at t = 0), to watch it run")
 #: Columns of the plans' table that hold figures (aligned right).
 FIGURES = ("guests moved", "total s", "worst quiesce s", "tput lost %", "held s")
 
@@ -210,8 +213,7 @@ class EvacuateDialog(JobDialog, QDialog):
 
         self.play_button = QPushButton("Play this plan")
         self.play_button.setEnabled(False)
-        self.play_button.setToolTip("Load the scenario with this plan's commands in its "
-                                    "timeline into the window (paused at t = 0), to watch it run")
+        self.play_button.setToolTip(PLAY_TIP)
         self.play_button.clicked.connect(self.play_selected)
         close = QPushButton("Close")
         close.clicked.connect(self.reject)
@@ -369,12 +371,17 @@ class EvacuateDialog(JobDialog, QDialog):
         self.commands_title.setText(f"Commands of plan {outcome.rank} (seed "
                                     f"{result.seeds[0]}):")
         self.commands.setPlainText(evacuation_commands(result, outcome))
-        self.play_button.setEnabled(True)
+        # a plan stopped once it could not beat the best has no whole timeline to play
+        self.play_button.setEnabled(not outcome.stopped)
+        self.play_button.setToolTip(
+            f"Plan {outcome.rank} was stopped once it could no longer beat the best plan: it "
+            f"has no whole timeline to play (ssisim plan evacuate --run-all runs every plan "
+            f"to its end)" if outcome.stopped else PLAY_TIP)
 
     def plan_scenario(self, index: int | None = None) -> ScenarioConfig | None:
         """The scenario with the plan's commands in its timeline (the selected plan's)."""
         i = self.selected() if index is None else index
-        if self.result is None or i is None:
+        if self.result is None or i is None or self.result.outcomes[i].stopped:
             return None
         text = evacuation_scenario(self.result, self.result.outcomes[i])
         return loads_scenario(text)

@@ -682,7 +682,7 @@ def cmd_plan_evacuate(args: argparse.Namespace) -> int:
 
     def plan(ex: Any) -> Any:
         return engine.plan_evacuation(text, str(path), args.member, args.at, to, window,
-                                      args.seeds, ex, progress)
+                                      args.seeds, ex, progress, stop_losers=not args.run_all)
 
     try:
         if args.cluster:
@@ -1116,6 +1116,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="processes (default: one per core; 1 runs in this process)")
     ev.add_argument("--cluster", metavar="local:N|tcp://HOST:PORT",
                     help="run the plans on a Dask distributed cluster, as for ssisim sweep")
+    ev.add_argument("--run-all", action="store_true",
+                    help="run every plan to its end (slower): by default a plan that has not "
+                    "moved every guest by the time the best plan before it had is stopped there, "
+                    "since it cannot beat it; its total time is then shown as >T")
     ev.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(fn=cmd_plan_evacuate)
 

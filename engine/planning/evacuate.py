@@ -260,6 +260,9 @@ class RunJob:
     until_s: float
     candidate: Candidate | None
     watch: tuple[str, ...]  # guests on the destinations: their work is measured
+    #: the run stops at this simulated time if relocations are still to be made then: a plan
+    #: that has not moved every guest by then cannot beat the best plan found before it
+    give_up_s: float = math.inf
 
 
 #: The simulation at the planning time, pickled, of the last few (text, seed, time) this process
@@ -319,7 +322,11 @@ def run_job(job: RunJob) -> dict[str, Any]:
 
     # SYNC: every command at once; each waits for the console the one before holds
     issue(len(pending) if k == 0 else min(k, len(pending)), [])
+    stopped = False
     while sim.t < job.until_s - 1e-9:
+        if sim.t > job.give_up_s + 1e-9:
+            stopped = True
+            break
         t_before = sim.t
         sim.step()
         texts = {text for _, _, _, text in issued}
@@ -342,7 +349,7 @@ def run_job(job: RunJob) -> dict[str, Any]:
     rels = [r.to_dict(sim.t) for r in sim.reloc.all if r.guest.userid in mine
             and r.t_start >= job.at_s - 1e-9]
     return {"issued": issued, "relocations": rels, "refused": refused, "end_s": sim.t,
-            "step_s": sim.step_s,
+            "step_s": sim.step_s, "stopped": stopped,
             "work": {u: sim.guests[u].units_total - work0[u] for u in job.watch}}
 
 
@@ -371,6 +378,9 @@ class Outcome:
     worst_quiesce_s: float
     tput_lost_pct: float  # the destinations' guests: work lost against the baseline
     held_s: float  # the relocations' pages held back by throttles (reasons at once count once)
+    #: a run was stopped once it could no longer beat the best plan (``RunJob.give_up_s``):
+    #: its figures are those it had then, and ``total_s`` is a lower bound
+    stopped: bool = False
     rank: int = 0
 
     def key(self) -> tuple[float, ...]:
@@ -398,7 +408,8 @@ def _figures(cand: Candidate, runs: list[dict[str, Any]], baselines: list[dict[s
         thr.append(sum(p["throttle_s"] for r in run["relocations"] for p in r["pass_list"]))
         lost.append(_lost_pct(run, base))
     return Outcome(cand, runs, statistics.fmean(moved), statistics.fmean(total),
-                   statistics.fmean(worst), statistics.fmean(lost), statistics.fmean(thr))
+                   statistics.fmean(worst), statistics.fmean(lost), statistics.fmean(thr),
+                   any(run.get("stopped", False) for run in runs))
 
 
 def _lost_pct(run: dict[str, Any], base: dict[str, Any]) -> float:
@@ -478,7 +489,8 @@ def _planning_state(cfg: ScenarioConfig, member: str, dests: list[str], at_s: fl
 def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
                     to: list[str] | None = None, window_s: float = 3600.0, seeds: int = 1,
                     executor: Executor | None = None,
-                    progress: Callable[[str, int, int], None] | None = None) -> EvacuationResult:
+                    progress: Callable[[str, int, int], None] | None = None,
+                    stop_losers: bool = True) -> EvacuationResult:
     """Search evacuation plans for ``member`` and rank them by running each.
 
     Parameters
@@ -500,6 +512,9 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
         Processes for the runs (a process pool or a Dask client's executor).
     progress : callable, optional
         ``progress(stage, done, total)`` as runs finish.
+    stop_losers : bool
+        Stop a plan's run once it can no longer beat the best plan found before it (the
+        ranking and the best plan are the same; the stopped plans' figures are partial).
 
     Raises
     ------
@@ -549,13 +564,26 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
                               [])
     seen: dict[tuple[Any, ...], Outcome] = {}
     baselines: list[dict[str, Any]] = []
+    counts: dict[str, tuple[int, int]] = {}  # plans run and stopped, by stage
 
-    def run(stage: str, cands: list[Candidate]) -> list[Outcome]:
+    def give_up_at(best: Outcome | None) -> float:
+        # a plan can beat the best only by moving as many guests sooner: once the best has
+        # moved every guest that can move, a run still relocating when its total time alone
+        # puts its mean over the seeds past the best one's (by more than the ranking's 0.1 s)
+        # cannot; it stops there (the ranking and the best plan are the same, sooner)
+        if best is None or not stop_losers or best.stopped or \
+                best.moved < len(guests) - len(result.unmovable) - 1e-9:
+            return math.inf
+        return at_s + len(seed_list) * best.total_s + 0.1
+
+    def run(stage: str, cands: list[Candidate], best: Outcome | None = None) -> list[Outcome]:
         fresh: list[Candidate] = []
         for c in cands:
             if c.key not in seen and all(c.key != f.key for f in fresh):
                 fresh.append(c)
-        jobs = [RunJob(text, s, at_s, until, c, tuple(watch)) for c in fresh for s in seed_list]
+        give_up = give_up_at(best)
+        jobs = [RunJob(text, s, at_s, until, c, tuple(watch), give_up) for c in fresh
+                for s in seed_list]
         res = run_jobs(jobs, executor,
                        None if progress is None else (lambda d, n: progress(stage, d, n)))
         result.runs += len(jobs)
@@ -577,7 +605,15 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
         for i, c in enumerate(fresh):
             runs = res[i * len(seed_list):(i + 1) * len(seed_list)]
             seen[c.key] = _figures(c, runs, baselines, at_s, window_s)
-        result.stages.append(f"{stage}: {len(fresh)} plans")
+        n, stopped = counts.get(stage, (0, 0))
+        counts[stage] = n, stopped = (n + len(fresh),
+                                      stopped + sum(1 for c in fresh if seen[c.key].stopped))
+        line = f"{stage}: {n} plans" + (f" ({stopped} stopped once slower than the best)"
+                                        if stopped else "")
+        if result.stages and result.stages[-1].startswith(f"{stage}:"):
+            result.stages[-1] = line  # (a stage run in two parts)
+        else:
+            result.stages.append(line)
         return [seen[c.key] for c in cands]
 
     def best_of(outs: Iterable[Outcome]) -> Outcome:
@@ -599,19 +635,22 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
     if not first:
         raise_all = "; ".join(f"{u} {why}" for u, why in sorted(result.unmovable.items()))
         raise EvacuateError(f"no guest of {member} fits any destination: {raise_all}")
-    best = best_of(run("where and in what order", first))
+    # (the first order rule's plans first: the best of them bounds the others' runs)
+    stage = "where and in what order"
+    lead = run(stage, first[:len(FITS)])
+    best = best_of([*lead, *run(stage, first[len(FITS):], best_of(lead))])
     # 2. how: SYNC or ASYNC k at a time, IMMEDIATE or not, MAXQUIESCE
     how = [replace(best.candidate, concurrency=k, immediate=imm, maxquiesce_s=mq,
                    origin=best.candidate.origin)
            for k in CONCURRENCY for imm in (False, True) for mq in MAXQUIESCE]
-    best = best_of([best, *run("how the relocations run", how)])
+    best = best_of([best, *run("how the relocations run", how, best)])
     # 3. local improvement: swap neighbours in the order, move one guest elsewhere
     for rnd in range(MAX_ROUNDS):
         near = _neighbours(best, fitter, [r.name for r in rooms])
         near = [c for c in near if c.key not in seen][:NEIGHBOURS_PER_ROUND]
         if not near:
             break
-        better = best_of([best, *run(f"improvement round {rnd + 1}", near)])
+        better = best_of([best, *run(f"improvement round {rnd + 1}", near, best)])
         if better.key() >= best.key():
             break
         best = better
@@ -732,7 +771,8 @@ def plan_table(result: EvacuationResult, top: int = 5) -> list[tuple[str, list[s
         ("MAXQUIESCE", ["NOLIMIT" if o.candidate.maxquiesce_s is None
                         else f"{o.candidate.maxquiesce_s:g}" for o in shown]),
         ("guests moved", [f"{o.moved:g}/{n_g}" for o in shown]),
-        ("total s", [f"{o.total_s:,.1f}" for o in shown]),
+        # (a plan stopped once it could not beat the best would have taken longer)
+        ("total s", [f"{'>' if o.stopped else ''}{o.total_s:,.1f}" for o in shown]),
         ("worst quiesce s", [f"{o.worst_quiesce_s:,.2f}" for o in shown]),
         ("tput lost %", [f"{o.tput_lost_pct:,.2f}" for o in shown]),
         ("held s", [f"{o.held_s:,.1f}" for o in shown]),
@@ -754,13 +794,18 @@ def not_moved(result: EvacuationResult,
     for u, resp in run["refused"].items():
         out[u] = f"refused: {resp}"
     for r in run["relocations"]:
-        if r["result"] != "relocated":
+        if r["result"] != "relocated" and (r["ended"] or not best.stopped):
             out[r["guest"]] = f"{r['result']}: {r['message']}"
         elif r["start_s"] + r["relocation_s"] > result.at_s + result.window_s + 1e-6:
             out[r["guest"]] = "moved only after the window"
     issued = {uid for _, uid, _, _ in run["issued"]}
+    if best.stopped:
+        done = {r["guest"] for r in run["relocations"] if r["result"] == "relocated"}
+        for u in planned - done - set(out):
+            out[u] = (f"the plan was stopped at t = {run['end_s']:,.1f} s, once it could no "
+                      f"longer beat the best plan")
     for u in planned - issued:
-        out[u] = "not started within the window"
+        out.setdefault(u, "not started within the window")
     return sorted(out.items())
 
 
@@ -785,6 +830,9 @@ def commands_text(result: EvacuationResult, outcome: Outcome | None = None) -> s
                 f"when {', '.join(sorted(ended)) or 'a relocation'} " \
                 f"{'have' if len(ended) > 1 else 'has'} ended"
         lines.append(f"t={t:>9,.1f}s  {_clock(t)}  {text}    ({when})")
+    if chosen.stopped:
+        lines.append(f"(stopped at t = {run['end_s']:,.1f} s, once it could no longer beat the "
+                     f"best plan: the rest of its commands were not issued)")
     return "\n".join(lines)
 
 
@@ -796,6 +844,9 @@ def scenario_text(result: EvacuationResult, outcome: Outcome | None = None) -> s
     ``duration_s`` ends before the plan does: then it is written anew with a longer one.
     """
     chosen = result.best if outcome is None else outcome
+    if chosen.stopped:
+        raise EvacuateError(f"plan {chosen.rank} was stopped once it could no longer beat the "
+                            f"best plan: it has no whole timeline to write")
     run = chosen.runs[0]
     entries = [(t, text) for t, _u, _d, text in run["issued"]]
     ends = [r["start_s"] + r["relocation_s"] for r in run["relocations"]]

@@ -160,3 +160,26 @@ def test_the_runs_go_to_processes(qtbot, make_window, tmp_path: Path):
     dlg.start()
     qtbot.waitUntil(lambda: dlg.outcome is not None, timeout=180_000)
     assert dlg.outcome.sweep_id == 1 and dlg.table.rowCount() == 2
+
+
+@pytest.mark.slow
+def test_a_plan_stopped_once_it_could_not_win_is_shown_but_not_played(qtbot, make_window,
+                                                                       tmp_path: Path):
+    win = make_window("planning/shop-4")
+    dlg = win.plan_evacuation(processes=1)
+    dlg.set_member("MEMB1")
+    dlg.at.setValue(300)
+    assert dlg.start() is not None
+    qtbot.waitUntil(lambda: dlg.result is not None, timeout=300_000)
+    outs = dlg.result.outcomes
+    (r, *_) = [i for i, o in enumerate(outs) if o.stopped]
+    assert "stopped once slower than the best" in dlg.headline.text()
+    assert cell(dlg, r, "total s").startswith(">") and not cell(dlg, 0, "total s").startswith(">")
+    dlg.plans.selectRow(r)
+    assert not dlg.play_button.isEnabled() and dlg.plan_scenario(r) is None
+    assert "could no longer beat the best plan" in dlg.unmovable.toPlainText()
+    assert "could no longer beat the best plan" in dlg.commands.toPlainText()
+    qtbot.wait(200)
+    dlg.grab().save(str(tmp_path / "stopped.png"))
+    dlg.plans.selectRow(0)
+    assert dlg.play_button.isEnabled() and dlg.plan_scenario(0) is not None

@@ -96,3 +96,31 @@ def test_asynchronous_plans_start_the_next_relocation_when_one_ends() -> None:
     end = first["start_s"] + first["relocation_s"]
     assert t1 == pytest.approx(end, abs=0.002) and t1 % run["step_s"] > 1e-6  # within a step
     assert second["start_s"] == pytest.approx(end, abs=0.002)
+
+
+@pytest.mark.slow
+def test_plans_that_cannot_beat_the_best_are_stopped_and_the_ranking_stands() -> None:
+    """A plan still relocating when the best plan before it had moved every guest cannot win:
+    the planner stops its run there. The best plan, and the figures of every plan that ran to
+    its end, are those of a search that runs every plan to its end."""
+    from ssisim.cli import bundled_dir
+    from ssisim.engine import plan_evacuation
+
+    path = bundled_dir() / "planning" / "shop-4.toml"
+    text = path.read_text(encoding="utf-8")
+    quick = plan_evacuation(text, str(path), "MEMB1", at_s=300)
+    full = plan_evacuation(text, str(path), "MEMB1", at_s=300, stop_losers=False)
+    stopped = [o for o in quick.outcomes if o.stopped]
+    assert stopped and not any(o.stopped for o in full.outcomes)
+    assert quick.best.candidate == full.best.candidate
+    assert quick.best.key() == full.best.key()
+    whole = {o.candidate.key: o for o in full.outcomes}
+    for o in quick.outcomes:
+        f = whole[o.candidate.key]
+        if o.stopped:  # it would have taken longer than the best
+            assert f.key() > quick.best.key() and f.total_s >= o.total_s
+        else:
+            assert o.key() == f.key()
+    # the simulated time the search spends is far less
+    spent = sum(r["end_s"] - 300 for o in quick.outcomes for r in o.runs)
+    assert spent < 0.6 * sum(r["end_s"] - 300 for o in full.outcomes for r in o.runs)
