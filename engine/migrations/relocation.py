@@ -58,7 +58,9 @@ class LGRModel:
     #: handing the guest over after the final pass), all done before pass 1 here: the idle
     #: relocation's 22.46 s less four scans and pass 1's transfer.
     setup_s: float = 1.6
-    #: CPU CP spends per page to build and send its message, and to receive and place it.
+    #: CPU CP spends per page to build and send its message, and to receive and place it (the
+    #: destination receives on a processor of its own: the pages go no faster than it does
+    #: this, ``destination:socket``).
     send_cpu_s_per_page: float = 0.3e-6
     receive_cpu_s_per_page: float = 0.3e-6
     #: How long a staged page holds its staging frame: until its message is on the link and
@@ -331,6 +333,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.io_for_moves: dict[str, list[float]] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
         self.cpu_stretch: dict[Relocation, float] = {}
+        #: the same on each relocation's destination
+        self.dst_stretch: dict[Relocation, float] = {}
         #: CPU seconds relocation work took on each member in the current step (system work:
         #: it is served before the guests)
         self.cpu_s: dict[str, float] = {}
@@ -410,6 +414,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 tasks[name] = tasks.get(name, 0) + 1
         self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], tasks[r.source])
                             for r in act}
+        self.dst_stretch = {r: cp_stretch(self.sim.members[r.dest], tasks[r.dest]) for r in act}
         for name, n in tasks.items():
             self.sim.members[name].reloc_tasks = n
         # the relocations run before the guests, but the guests' page faults come first on the
@@ -522,6 +527,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                 per_page = 1.0 / rate + (stage / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
                                          if live else 0)
                 per_page /= max(1e-9, 1.0 - order)
+                # the destination's CP receives and places each page on a processor of its
+                # own, beside the source's sending: the pages go no faster than it takes them,
+                # and inbound messages queue on the memory-move socket when it is the slower
+                receive = self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed * \
+                    self.dst_stretch.get(r, 1.0)
+                self._held(r, "destination", "socket", receive > per_page)
+                per_page = max(per_page, receive)
                 # staging a page holds a frame for stage_hold_s: at the link's pace the
                 # relocation keeps a pool of frames for it, taken from the source's free frames
                 # above its low mark (short of them, its demand scan must free more first,

@@ -409,3 +409,22 @@ def test_a_chpid_is_used_best_with_four_or_five_ctc_devices():
     one, four, eight = times[0], times[3], times[-1]
     assert one > 1.8 * four  # the single device's CHPID idles while it turns around
     assert four < 1.08 * eight  # four use it nearly as well as eight
+
+
+def test_a_destination_with_slow_processors_takes_the_pages_at_its_own_pace():
+    """The destination's CP receives and places every page on its own processors, beside the
+    source's sending: when it is the slower, the pages go at its pace, and the inbound messages
+    that queue for it are the memory-move socket throttle."""
+    def move(speed):
+        sim = cluster([linux("LNX1", "8G")])
+        dst = sim.members["DST"]
+        dst.cfg = replace(dst.cfg, cpus=1, cpu_speed=speed)
+        warm(sim, "LNX1", 6144)
+        return relocate(sim, "VMRELOCATE MOVE LNX1 TO DST")
+
+    fast, slow = move(1.0), move(0.02)
+    assert "destination:socket" not in fast["throttle_s"]
+    # 0.3 us a page at speed 1 is 15 us on one processor at 0.02: at most 67,000 pages/s
+    assert slow["pages_moved"] / slow["relocation_s"] < 67_000
+    assert slow["relocation_s"] > 3 * fast["relocation_s"]
+    assert slow["throttle_s"]["destination:socket"] > 0.8 * slow["relocation_s"]
