@@ -569,12 +569,13 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
     def give_up_at(best: Outcome | None) -> float:
         # a plan can beat the best only by moving as many guests sooner: once the best has
         # moved every guest that can move, a run still relocating when its total time alone
-        # puts its mean over the seeds past the best one's (by more than the ranking's 0.1 s)
-        # cannot; it stops there (the ranking and the best plan are the same, sooner)
+        # puts its mean over the seeds more than 0.1 s past the best one's (so that the
+        # ranking's rounding to 0.1 s cannot make them equal) cannot; it stops there (the
+        # ranking and the best plan are the same, sooner)
         if best is None or not stop_losers or best.stopped or \
                 best.moved < len(guests) - len(result.unmovable) - 1e-9:
             return math.inf
-        return at_s + len(seed_list) * best.total_s + 0.1
+        return at_s + len(seed_list) * (best.total_s + 0.1)
 
     def run(stage: str, cands: list[Candidate], best: Outcome | None = None) -> list[Outcome]:
         fresh: list[Candidate] = []
