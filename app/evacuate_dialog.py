@@ -60,7 +60,7 @@ PROGRESS_MS = 100
 PLAY_TIP = ("Load the scenario with this plan's commands in its timeline into the window "
             "(paused at t = 0), to watch it run")
 #: Columns of the plans' table that hold figures (aligned right).
-FIGURES = ("guests moved", "total s", "worst quiesce s", "tput lost %", "held s")
+FIGURES = ("guests moved", "short after GB", "total s", "worst quiesce s", "tput lost %", "held s")
 
 
 def _linked(scenario: ScenarioConfig, member: str) -> list[str]:

@@ -25,7 +25,7 @@ import tomli_w
 
 from ..basics.config import GuestConfig, ScenarioConfig, TimelineEntry
 from ..basics.limits import MAX_DURATION_S, MAX_SEED
-from ..basics.units import format_size
+from ..basics.units import PAGES_PER_GB, format_size
 from ..core.sim import Simulation
 from ..cp.grammar import VmrelocateMove
 from ..migrations.models import Models
@@ -263,6 +263,8 @@ class RunJob:
     #: the run stops at this simulated time if relocations are still to be made then: a plan
     #: that has not moved every guest by then cannot beat the best plan found before it
     give_up_s: float = math.inf
+    #: the destinations: how short of storage they are when the plan is done is measured
+    dests: tuple[str, ...] = ()
 
 
 #: The simulation at the planning time, pickled, of the last few (text, seed, time) this process
@@ -348,8 +350,14 @@ def run_job(job: RunJob) -> dict[str, Any]:
             refused[text.split()[3]] = " ".join(resp)
     rels = [r.to_dict(sim.t) for r in sim.reloc.all if r.guest.userid in mine
             and r.t_start >= job.at_s - 1e-9]
+    # the destinations' working sets against their frames, the plan done; and against all of
+    # their frames together (no plan that moves the same guests leaves them less short)
+    ms = [(sim.members[d], sim.guests_on(d)) for d in job.dests]
+    short = sum(m.short_of_frames(gs) for m, gs in ms)
+    pooled = max(0, sum(m.frames_wanted(gs) - (m.frames - m.free_high) for m, gs in ms))
     return {"issued": issued, "relocations": rels, "refused": refused, "end_s": sim.t,
-            "step_s": sim.step_s, "stopped": stopped,
+            "step_s": sim.step_s, "stopped": stopped, "short_pages": short,
+            "pooled_short_pages": pooled,
             "work": {u: sim.guests[u].units_total - work0[u] for u in job.watch}}
 
 
@@ -378,19 +386,27 @@ class Outcome:
     worst_quiesce_s: float
     tput_lost_pct: float  # the destinations' guests: work lost against the baseline
     held_s: float  # the relocations' pages held back by throttles (reasons at once count once)
+    #: GB the destinations' working sets want beyond their central storage when the plan is
+    #: done (``Member.short_of_frames``): what will page from then on
+    short_gb: float = 0.0
+    #: the least any plan moving the same guests could leave them short (their frames pooled)
+    least_short_gb: float = 0.0
     #: a run was stopped once it could no longer beat the best plan (``RunJob.give_up_s``):
     #: its figures are those it had then, and ``total_s`` is a lower bound
     stopped: bool = False
     rank: int = 0
 
     def key(self) -> tuple[float, ...]:
-        """The ranking: most guests moved, then shortest total time, shortest worst quiesce,
-        least throughput lost by the destinations' guests, fewest seconds held back."""
-        return (-round(self.moved, 3), round(self.total_s, 1), round(self.worst_quiesce_s, 2),
-                round(self.tput_lost_pct, 2), round(self.held_s, 1))
+        """The ranking: most guests moved, then the destinations least short of storage once
+        the plan is done, shortest total time, shortest worst quiesce, least throughput lost by
+        the destinations' guests, fewest seconds held back."""
+        return (-round(self.moved, 3), round(self.short_gb, 1), round(self.total_s, 1),
+                round(self.worst_quiesce_s, 2), round(self.tput_lost_pct, 2),
+                round(self.held_s, 1))
 
 
-CRITERIA = ("guests moved", "total time", "worst quiesce", "throughput lost", "time held back")
+CRITERIA = ("guests moved", "storage short after", "total time", "worst quiesce",
+            "throughput lost", "time held back")
 
 
 def _figures(cand: Candidate, runs: list[dict[str, Any]], baselines: list[dict[str, Any]],
@@ -407,9 +423,11 @@ def _figures(cand: Candidate, runs: list[dict[str, Any]], baselines: list[dict[s
         # (frames, paging queue, the source told to wait) count once
         thr.append(sum(p["throttle_s"] for r in run["relocations"] for p in r["pass_list"]))
         lost.append(_lost_pct(run, base))
+    short = statistics.fmean(run.get("short_pages", 0) for run in runs) / PAGES_PER_GB
+    least = statistics.fmean(run.get("pooled_short_pages", 0) for run in runs) / PAGES_PER_GB
     return Outcome(cand, runs, statistics.fmean(moved), statistics.fmean(total),
                    statistics.fmean(worst), statistics.fmean(lost), statistics.fmean(thr),
-                   any(run.get("stopped", False) for run in runs))
+                   short, least, any(run.get("stopped", False) for run in runs))
 
 
 def _lost_pct(run: dict[str, Any], base: dict[str, Any]) -> float:
@@ -568,11 +586,15 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
 
     def give_up_at(best: Outcome | None) -> float:
         # a plan can beat the best only by moving as many guests sooner: once the best has
-        # moved every guest that can move, a run still relocating when its total time alone
+        # moved every guest that can move and leaves the destinations no shorter of storage
+        # than their frames pooled would be (no plan can leave them less short; a run stopped
+        # early cannot tell how short it would), a run still relocating when its total time
+        # alone
         # puts its mean over the seeds more than 0.1 s past the best one's (so that the
         # ranking's rounding to 0.1 s cannot make them equal) cannot; it stops there (the
         # ranking and the best plan are the same, sooner)
         if best is None or not stop_losers or best.stopped or \
+                round(best.short_gb, 1) > round(best.least_short_gb, 1) or \
                 best.moved < len(guests) - len(result.unmovable) - 1e-9:
             return math.inf
         return at_s + len(seed_list) * (best.total_s + 0.1)
@@ -583,8 +605,8 @@ def plan_evacuation(text: str, path: str, member: str, at_s: float = 0.0,
             if c.key not in seen and all(c.key != f.key for f in fresh):
                 fresh.append(c)
         give_up = give_up_at(best)
-        jobs = [RunJob(text, s, at_s, until, c, tuple(watch), give_up) for c in fresh
-                for s in seed_list]
+        jobs = [RunJob(text, s, at_s, until, c, tuple(watch), give_up, tuple(dests))
+                for c in fresh for s in seed_list]
         res = run_jobs(jobs, executor,
                        None if progress is None else (lambda d, n: progress(stage, d, n)))
         result.runs += len(jobs)
@@ -697,19 +719,32 @@ def _clock(t: float) -> str:
 
 
 def why_best(result: EvacuationResult) -> str:
-    """Which criterion separated the best plan from the next."""
+    """Which criterion separated the best plan from the next; and, when no plan could leave
+    the destinations with room for every working set, by how much they are short."""
+    return _why(result) + _short_note(result.best)
+
+
+def _why(result: EvacuationResult) -> str:
     if len(result.outcomes) < 2:
         return "It is the only plan that could be run."
     a, b = result.outcomes[0], result.outcomes[1]
-    units = ("", " s", " s", " %", " s")
+    units = ("", " GB", " s", " s", " %", " s")
     for name, x, y, u in zip(CRITERIA, a.key(), b.key(), units):
         if x != y:
             if name == "guests moved":
                 return (f"Plan 1 wins on guests moved: {-x:g} against {-y:g} for plan 2.")
             return (f"Plan 1 wins on {name}: {x:g}{u} against {y:g}{u} for plan 2"
-                    + (", the criteria before it being equal." if name != "total time"
-                       else ", both moving the same number of guests."))
+                    + (", both moving the same number of guests." if name == CRITERIA[1]
+                       else ", the criteria before it being equal."))
     return "Plans 1 and 2 are equal on every criterion; plan 1 was found first."
+
+
+def _short_note(best: Outcome) -> str:
+    if round(best.least_short_gb, 1) <= 0:
+        return ""
+    return (f" Whatever the plan, the destinations' working sets want at least "
+            f"{best.least_short_gb:,.1f} GB more than their central storage once these guests "
+            f"are there: expect them to page.")
 
 
 def _dest_counts(c: Candidate) -> str:
@@ -772,6 +807,8 @@ def plan_table(result: EvacuationResult, top: int = 5) -> list[tuple[str, list[s
         ("MAXQUIESCE", ["NOLIMIT" if o.candidate.maxquiesce_s is None
                         else f"{o.candidate.maxquiesce_s:g}" for o in shown]),
         ("guests moved", [f"{o.moved:g}/{n_g}" for o in shown]),
+        # (a plan stopped before it was done cannot tell)
+        ("short after GB", ["-" if o.stopped else f"{o.short_gb:,.1f}" for o in shown]),
         # (a plan stopped once it could not beat the best would have taken longer)
         ("total s", [f"{'>' if o.stopped else ''}{o.total_s:,.1f}" for o in shown]),
         ("worst quiesce s", [f"{o.worst_quiesce_s:,.2f}" for o in shown]),

@@ -498,6 +498,19 @@ class Member:
         memory reserved for partitions arriving by LPM."""
         return self.resident + self.dat_frames + self.stage_frames + self.lpm_frames
 
+    def short_of_frames(self, guests: list[Guest]) -> int:
+        """Frames the working sets of ``guests`` (this member's), with the DAT tables, staged
+        pages and arriving partitions' memory it holds, want beyond what it has above its
+        demand scan's refill mark: 0 when every working set fits, else about how much of them
+        must page."""
+        return max(0, self.frames_wanted(guests) - (self.frames - self.free_high))
+
+    def frames_wanted(self, guests: list[Guest]) -> int:
+        """Frames the working sets of ``guests`` (this member's) want, with the DAT tables,
+        staged pages and arriving partitions' memory it holds (``short_of_frames``)."""
+        return sum(g.workload.working_set_pages() for g in guests) + self.dat_frames + \
+            self.stage_frames + self.lpm_frames
+
     @property
     def free_frames(self) -> int:
         """Frames holding neither a guest page, a guest's DAT tables nor a staged page."""

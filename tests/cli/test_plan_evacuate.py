@@ -124,3 +124,23 @@ def test_plans_that_cannot_beat_the_best_are_stopped_and_the_ranking_stands() ->
     # the simulated time the search spends is far less
     spent = sum(r["end_s"] - 300 for o in quick.outcomes for r in o.runs)
     assert spent < 0.6 * sum(r["end_s"] - 300 for o in full.outcomes for r in o.runs)
+
+
+def test_a_plan_that_leaves_a_destination_short_of_storage_ranks_below_a_slower_one(capsys,
+                                                                                   tmp_path):
+    """BIG can go over a fast link to FAST, whose central storage cannot hold its working set,
+    or over a slow link to ROOMY. Sent to FAST it is there in a sixth of the time, but would
+    page from then on: the plan that moves it to ROOMY ranks first, and the table says by how
+    much the other leaves FAST short (tests/cases/room-or-speed.toml)."""
+    case = tmp_path / "room.toml"
+    case.write_text((Path(__file__).parents[1] / "cases" / "room-or-speed.toml").read_text())
+    rc, out, err = call(capsys, "plan", "evacuate", str(case), "--member", "SRC", "--at", "60",
+                        "--top", "50", "--workers", "1", "-q")
+    assert rc == 0, err
+    dests, short = column(out, "guests to"), column(out, "short after GB")
+    totals = column(out, "total s")
+    assert dests[0] == "ROOMY:1" and short[0] == "0.0"
+    fast = dests.index("FAST:1")
+    assert float(short[fast]) > 1.5  # 6 GB of working set on 4 GB
+    assert float(totals[fast]) < float(totals[0]) / 3
+    assert "VMRELOCATE MOVE USER BIG TO ROOMY" in out.split("Commands of the best plan")[1]
