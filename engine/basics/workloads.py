@@ -273,7 +273,7 @@ class Workload:
         # demand and whether it has work are the same every step of the same length
         self._ios_per_unit = float(self.params.get("ios_per_unit", 0.0))
         self._plans: dict[float, list[RegionPlan]] = {}
-        self._demand: tuple[float, int, float] = (-1.0, 0, 0.0)
+        self._demand: tuple[float, float, float] = (-1.0, 0.0, 0.0)
         self._busy = self._has_work()
         self._wss = -1
         self._described: str | None = None
@@ -396,16 +396,20 @@ class Workload:
         b = self.params["buffer_mb"]
         return self.guest_pages if b <= 0 else min(self.guest_pages, int(b * PAGES_PER_MB))
 
-    def cpu_demand_s(self, dt: float, vcpus: int) -> float:
-        """CPU seconds the workload would use in ``dt`` if nothing held it back."""
+    def cpu_demand_s(self, dt: float, vcpus: int, speed: float = 1.0) -> float:
+        """CPU seconds the workload would use in ``dt`` if nothing held it back, on processors
+        of ``speed`` (its work is in seconds at speed 1; at most ``vcpus`` times ``dt``: a
+        workload held only by its virtual CPUs does ``speed`` times the work on faster ones)."""
         if self.startup_left > 0:
-            return self._cpu_demand_s(dt, vcpus)
+            return self._cpu_demand_s(dt, vcpus * speed) / speed
         d = self._demand
-        if d[0] != dt or d[1] != vcpus:
-            self._demand = d = (dt, vcpus, self._cpu_demand_s(dt, vcpus))
+        if d[0] != dt or d[1] != vcpus * speed:
+            self._demand = d = (dt, vcpus * speed, self._cpu_demand_s(dt, vcpus * speed) / speed)
         return d[2]
 
-    def _cpu_demand_s(self, dt: float, vcpus: int) -> float:
+    def _cpu_demand_s(self, dt: float, vcpus: float) -> float:
+        """The work (CPU seconds at speed 1) of ``cpu_demand_s``, at most ``vcpus`` (virtual
+        CPUs times their speed) times ``dt``."""
         p = self.params
         cap = vcpus * dt
         if self.kind == "none":

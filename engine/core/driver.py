@@ -92,8 +92,9 @@ class WorkloadDriver:
         block = pm.block_pages
         assert g.planes is not None
         defer = self.world.defer_touches
-        # what the virtual CPUs can do in the step: each region gets its share of it
-        budget = min(cpu_s * speed, g.cfg.vcpus * dt)
+        # what the virtual CPUs can do in the step (work: CPU seconds at speed 1): each region
+        # gets its share of it
+        budget = min(cpu_s, g.cfg.vcpus * dt) * speed
         fast = g.steady.get(dt)
         if fast is not None and defer and fast[0] is plans and fast[1] == g.page_gen \
                 and fast[2] == g.pending_gen and fast[3] is m and budget >= fast[4]:
@@ -159,7 +160,9 @@ class WorkloadDriver:
                 cur[1] = carried_gap(cur[1], g.gap_log_q.get(i, log_q), log_q)
             g.gap_log_q[i] = log_q
             budget_cpu = budget_cpu0 = cpu_s * speed * r.budget_share
-            budget_wall = budget_wall0 = g.cfg.vcpus * dt * r.budget_share
+            # (the kernels count in work: the virtual CPUs' time, and the faults' waits, at
+            # the processors' speed)
+            budget_wall = budget_wall0 = g.cfg.vcpus * dt * speed * r.budget_share
             cover = r.max_cover
             walked = 0
             # the regions' walks run one after another here but at the same time in the guest
@@ -174,7 +177,8 @@ class WorkloadDriver:
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], log_q, cover, r.write_frac,
                     budget_cpu, budget_wall, rp.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s,
-                    wait, pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, part[0], block),
+                    wait * speed, pm.dasd_fault_cpu_s, m.free_frames,
+                    io_budget(m, part[0], block),
                     g.relocating, g.rng, out, block, g.seg_map, m.seg_reserve,
                 )
                 touches = int(out[K.T_TOUCHES])
@@ -398,14 +402,15 @@ class WorkloadDriver:
         pm = self.model
         block = pm.block_pages
         cpu0 = cpu_s * speed
-        wall0 = g.cfg.vcpus * dt
+        wall0 = g.cfg.vcpus * dt * speed  # (in work, as the kernel counts: ``run``)
         budget_cpu, budget_wall = cpu0, wall0
         left = w.startup_left
         for _refill in range(MAX_REFILLS):
             K.touch_region(
                 g.planes, r.lo, r.hi, w.startup_pos, -1, 0.0, left, 1.0, budget_cpu, budget_wall,
-                r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s, wait, pm.dasd_fault_cpu_s,
-                m.free_frames, io_budget(m, io_left[0], block), g.relocating, g.rng, out,
+                r.cpu_s_per_touch, pm.new_page_s, pm.xstor_fault_s, wait * speed,
+                pm.dasd_fault_cpu_s, m.free_frames, io_budget(m, io_left[0], block),
+                g.relocating, g.rng, out,
                 block, g.seg_map, m.seg_reserve,
             )
             w.startup_pos = int(out[K.T_CURSOR])

@@ -460,7 +460,9 @@ class PauseEngine:
         The client's request went unanswered while the CPUs were stopped; TCP sends it again
         ``tcp_retransmit_s`` after the first try. Answering walks the hot part of the working
         set: pages CP took while the guest was stopped come back from XSTOR at once and from
-        DASD at the volumes' speed; if that takes longer, the answer comes later.
+        DASD at the volumes' speed, as many reads at a time as its virtual CPUs fault and the
+        devices serve at once (a faulting virtual CPU waits for its read); if that takes longer,
+        the answer comes later.
         """
 
         if g.planes is None or g.member is None:
@@ -474,7 +476,8 @@ class PauseEngine:
         K.count_planes(words, counts)
         m = self.sim.members[g.member]
         work = (self.model.request_s + int(counts[K.XST]) * self.paging.xstor_fault_s
-                + int(counts[K.DSD]) * self.sim.dasd_wait_s(m) / max(1, g.cfg.vcpus))
+                + int(counts[K.DSD]) * self.sim.dasd_wait_s(m)
+                / max(1, min(g.cfg.vcpus, m.io_concurrency)))
         return max(self.model.tcp_retransmit_s, work)
 
     def interrupts(self, g: Guest, dt: float) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ssisim.engine import (
@@ -20,10 +22,10 @@ from ssisim.engine import (
 MB = 256
 
 
-def lpar(guests, central="3G", xstor="512M", cleanup="background", step_s=0.1):
+def lpar(guests, central="3G", xstor="512M", cleanup="background", step_s=0.1, queue_depth=4):
     m = MemberConfig(name="Z10", cpus=4, central_pages=size_to_pages(central),
                      xstor_pages=size_to_pages(xstor), cp_pages=0, logoff_cleanup=cleanup,
-                     volumes=(VolumeConfig("PAG001", size_to_pages("16G"), 0.5, 4),))
+                     volumes=(VolumeConfig("PAG001", size_to_pages("16G"), 0.5, queue_depth),))
     return Simulation(ScenarioConfig(name="pause", members=[m], guests=guests, seed=5,
                                      step_s=step_s, duration_s=600))
 
@@ -156,6 +158,28 @@ def test_begin_after_pages_were_taken_waits_for_them():
     sim.execute("SEND CP WAS BEGIN")
     (begin,) = event(sim, "BEGIN", "WAS")
     assert begin.data["serving_s"] > 3.0, "the first request must bring its pages back"
+
+
+def test_the_first_answer_after_begin_waits_for_the_devices_not_for_the_virtual_cpus():
+    """A faulting virtual CPU waits for its read: more virtual CPUs fault more pages at once
+    only as far as the paging devices serve them at once. On a volume of one I/O at a time
+    the hot pages come back at its pace whatever the guest's virtual CPUs (the estimate was
+    divided by them: a quarter of the wait with eight instead of two)."""
+    def serving_s(vcpus: int, queue_depth: int) -> float:
+        guests = [replace(guest("WAS", wss_mb=500, hot_fraction=0.5), vcpus=vcpus),
+                  guest("HOG", storage="3G", kind="idle")]
+        sim = lpar(guests, central="1536M", xstor="0", step_s=1.0, queue_depth=queue_depth)
+        warm(sim, "WAS", 500, "APPSERVER WSS_MB 500 HOT_FRACTION 0.5", seconds=3)
+        sim.execute("SEND CP WAS STOP")
+        sim.execute("WORKLOAD HOG START SEQTOUCH BUFFER_MB 1400 RATE_PAGES_S 50000")
+        sim.run_until(sim.t + 60)
+        assert sim.guests["WAS"].n_dsd > 10_000
+        sim.execute("SEND CP WAS BEGIN")
+        (begin,) = event(sim, "BEGIN", "WAS")
+        return begin.data["serving_s"]
+
+    assert serving_s(8, 1) == pytest.approx(serving_s(2, 1), rel=0.1)
+    assert serving_s(8, 8) < 0.5 * serving_s(2, 8)  # devices that serve eight at once
 
 
 @pytest.mark.parametrize("mode", ["inline", "background"])

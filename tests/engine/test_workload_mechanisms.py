@@ -118,6 +118,30 @@ def test_fewer_virtual_cpus_or_a_busy_member_make_the_startup_longer() -> None:
     assert busy == pytest.approx(4 * two, rel=0.1)
 
 
+def test_faster_processors_do_more_work_for_a_guest_held_by_its_virtual_cpus() -> None:
+    """A guest's work is counted in CPU seconds at speed 1: on processors twice as fast a
+    guest held only by its virtual CPUs does twice the work in the same time, and an
+    application initialises in half the time, as CP's own work does."""
+    def run(speed: float) -> tuple[float, float]:
+        text = scenario([guest("CHG", '{ type = "randchange", fraction = 0.1, '
+                                      'rate_pages_s = 1e8 }', storage="4G"),
+                         guest("APP1", APP)])
+        text = text.replace('cpus = 4\n', f'cpus = 4\ncpu_speed = {speed}\n', 1)
+        sim = sim_of(text)
+        first_served_s(sim, "APP1")
+        (startup,) = startup_events(sim, "APP1")
+        g = sim.guests["CHG"]
+        before, t0 = g.units_total, sim.t
+        sim.run_until(t0 + 30)
+        return (g.units_total - before) / (sim.t - t0), startup
+
+    (slow, slow_up), (one, one_up), (fast, fast_up) = run(0.5), run(1.0), run(2.0)
+    assert slow == pytest.approx(one / 2, rel=0.02)
+    assert fast == pytest.approx(2 * one, rel=0.02)
+    assert fast_up == pytest.approx(one_up / 2, rel=0.1)
+    assert slow_up == pytest.approx(2 * one_up, rel=0.1)
+
+
 def test_touching_the_heap_on_a_short_member_pages_and_takes_longer() -> None:
     big = '{ type = "appserver", wss_mb = 3000, startup_cpu_s = 20 }'
 
