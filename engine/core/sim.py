@@ -157,7 +157,7 @@ class Simulation:
         self.reloc.advance(dt)
         self.svm.advance(dt)
         self.lpm.advance(dt)
-        self.pause.advance_cleanups(dt)
+        self.pause.advance_cleanups(dt, self.reloc.cpu_s)
         moving = self._anything_moving()
         for name in sorted(self.members):
             m = self.members[name]

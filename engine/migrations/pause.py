@@ -533,25 +533,32 @@ class PauseEngine:
         """Cleanups under way on a member."""
         return [c for c in self.cleanups if c.member == member and c.t_end is None]
 
-    def advance_cleanups(self, dt: float) -> None:
+    def advance_cleanups(self, dt: float, reloc_cpu_s: dict[str, float] | None = None) -> None:
         """Do ``dt`` seconds of every departing guest's reset; frames, XSTOR blocks and slots
         come back as it goes (frames to the free frames, where a guest logging on finds them).
 
         Each reset is CP's work on one processor of its member while it runs: system work, it
         comes before the guests' (``Member.cleanup_cpus``, processors' worth in this step). CP's
         tasks share the member's processors: with more resets and relocations under way than
-        it has processors, each reset gets its part of them."""
+        it has processors, each reset gets its part of them, and more of what the relocations
+        of the step (done before: ``reloc_cpu_s``, CPU seconds they used on each member) left
+        unused."""
         tasks = {name: m.reloc_tasks for name, m in self.sim.members.items()}
+        resets: dict[str, int] = {}
         for c in self.cleanups:
             if c.t_end is None:
                 tasks[c.member] = tasks.get(c.member, 0) + 1
+                resets[c.member] = resets.get(c.member, 0) + 1
         for m in self.sim.members.values():
             m.cleanup_cpus = 0.0
         for c in self.cleanups:
             if c.t_end is not None:
                 continue
             m = self.sim.members[c.member]
-            part = min(1.0, m.cfg.cpus / tasks[c.member])
+            # (processors the relocations did not use in this step, among the resets)
+            used = (reloc_cpu_s or {}).get(c.member, 0.0)
+            left = max(0.0, m.cfg.cpus - used / dt) if dt > 0 else 0.0
+            part = min(1.0, max(m.cfg.cpus / tasks[c.member], left / resets[c.member]))
             t0 = self.sim.t - c.lead_s  # (begun before the step: it does that much more)
             span = dt + c.lead_s
             c.lead_s = 0.0

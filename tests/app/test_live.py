@@ -32,7 +32,9 @@ def test_the_event_loop_keeps_running_while_the_worker_simulates(make_window, qt
     timer.stop()
     win.toggle_run()
     gaps = [b - a for a, b in pairwise(ticks)]
-    assert len(ticks) > 40  # a 10 ms timer kept firing
+    # a 10 ms timer kept firing: 150 ticks on a quiet machine; more than 25 (one every 60 ms
+    # on average) leaves room for another process on the CPUs, and the gaps are held below
+    assert len(ticks) > 25
     assert max(gaps) < 0.5  # never a long freeze (the benchmark holds it to 100 ms)
     assert win.model.frames_applied - frames0 > 15  # and the window kept redrawing
     assert win.model.snapshot.t_s > 100  # while the simulation ran far ahead

@@ -365,3 +365,30 @@ def test_what_a_command_starts_begins_when_the_command_was_due(step_s: float) ->
     assert logs["LOGOFF"] == pytest.approx(15.0)
     assert logs["LOGON"] == pytest.approx(16.0)
     assert logs["CLEANUP_DONE"] == pytest.approx(c.t_end, abs=1e-6)
+
+
+def test_a_reset_takes_what_a_relocation_beside_it_leaves_of_the_processor() -> None:
+    """CP's storage reset and a relocation are both system work, served before the guests: on
+    a one-processor member the reset takes what the relocation leaves, and the guests get
+    nothing until it is done, as without the relocation (the reset got half the processor
+    whatever the relocation used, and WORKER ran on the rest)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "cases" / "cleanup-beside-relocation.toml").read_text()
+    alone = text.replace('command = "VMRELOCATE MOVE SMALL TO DST ASYNC"',
+                         'command = "QUERY NAMES"')
+    assert alone != text
+
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(100)
+    worker = sim.guests["WORKER"]
+    before = worker.units_total
+    sim.run_until(112)
+    assert worker.units_total == before  # the reset and the relocation have the processor
+    sim.run_until(160)
+    assert sim.reloc.all[-1].result == "relocated"
+    beside = next(e.t_s for e in sim.events if e.kind == "CLEANUP_DONE")
+    sim = Simulation(loads_scenario(alone))
+    sim.run_until(160)
+    solo = next(e.t_s for e in sim.events if e.kind == "CLEANUP_DONE")
+    assert solo < beside < solo + 5.0  # later by about the relocation's CPU
