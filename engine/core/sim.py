@@ -482,7 +482,7 @@ class Simulation:
                 more += max(0, ws - g.instantiated)
         need = m.used_frames + grow + int(math.ceil(more / 256 * m.frames_per_seg))
         m.roomy = need <= m.frames - m.free_high
-        schedule_states(self, m, guests)
+        schedule_states(self, m, guests, self.models.scheduler.elapsed_slice_s)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
         # CP's own work comes first (relocation, storage resets after logoffs, and its paging
         # at the pace of the last step); CP's path for the guests' virtual I/O is part of each

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..basics.workloads import VirtualIOModel
 from ..world.paging import PagingModel
+from ..world.scheduler import SchedulerModel
 from .lpm import LPMModel
 from .pause import PauseModel
 from .relocation import LGRModel
@@ -31,7 +32,7 @@ from .storage_vmotion import SVMotionModel
 #: section name -> the model's class
 SECTIONS: dict[str, type] = {
     "lgr": LGRModel, "lpm": LPMModel, "paging": PagingModel, "pause": PauseModel,
-    "svmotion": SVMotionModel, "vio": VirtualIOModel,
+    "scheduler": SchedulerModel, "svmotion": SVMotionModel, "vio": VirtualIOModel,
 }
 
 
@@ -77,6 +78,7 @@ class Models:
     lpm: LPMModel = field(default_factory=LPMModel)
     paging: PagingModel = field(default_factory=PagingModel)
     pause: PauseModel = field(default_factory=PauseModel)
+    scheduler: SchedulerModel = field(default_factory=SchedulerModel)
     svmotion: SVMotionModel = field(default_factory=SVMotionModel)
     vio: VirtualIOModel = field(default_factory=VirtualIOModel)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .state import (
     DISPATCH,
     DORMANT,
@@ -25,18 +27,53 @@ NEED_MARGIN = 1.1
 NEED_FLOOR = 0.01
 
 
-def schedule_states(world: World, m: Member, guests: list[Guest]) -> None:
-    """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule."""
+@dataclass(frozen=True)
+class SchedulerModel:
+    """CP's scheduler lists (section ``scheduler``).
+
+    A guest admitted to the dispatch list stays there for an elapsed time slice; when it has
+    used it, CP drops it from the list and admits as many waiting guests as the storage rule
+    allows (IBM z/VM Performance, "Virtual Machine Scheduling and Dispatching": "when a virtual
+    machine has accumulated its elapsed time slice, it is dropped from the set of competing
+    virtual machines and the scheduler attempts to add as many waiting virtual machines to the
+    competing set as possible"). So no guest waits on the eligible list for ever while others
+    keep the storage.
+    """
+
+    #: Seconds a guest keeps its place in the dispatch list while others wait on the eligible
+    #: list. Assumed: CP sizes the elapsed time slice itself, by transaction class (long-running
+    #: guests, class E3, get the longest); no source here gives its value for such guests, so a
+    #: few seconds are taken (a guest admitted pages its working set in within them on the
+    #: devices of the calibration cases). No calibration case forms an eligible list.
+    elapsed_slice_s: float = 5.0
+
+
+def schedule_states(world: World, m: Member, guests: list[Guest],
+                    elapsed_slice_s: float = SchedulerModel.elapsed_slice_s) -> None:
+    """Dormant, eligible or dispatch list, with the SRM STORBUF admission rule: when the busy
+    guests' working sets do not all fit, a dispatched guest keeps its place for its elapsed
+    time slice (``SchedulerModel``), then the longest waiting come first."""
     limit = m.frames * m.cfg.storbuf_pct / 100.0
     busy = [g for g in guests if g.workload.busy() and not g.stopped_by]
     sets = [min(g.workload.working_set_pages(), g.npages) for g in busy]
     if sum(sets) <= limit:  # room for every working set: all are admitted, in any order
         admitted = {g.userid for g in busy}
     else:
-        # guests already dispatched keep their place; then the longest waiting are admitted
-        order = sorted(range(len(busy)), key=lambda i: (
-            busy[i].state != DISPATCH, busy[i].state != ELIGIBLE,
-            busy[i].eligible_since or 0.0, busy[i].userid))
+        # guests dispatched within their elapsed time slice keep their place; then the longest
+        # waiting on the eligible list are admitted, then guests that just found work, then
+        # those dropped at the end of their slice (the longest in the list last)
+        now = world.t
+
+        def rank(g: Guest) -> tuple[int, float, str]:
+            if g.state == DISPATCH:
+                if now - g.class_since < elapsed_slice_s - 1e-9:
+                    return 0, 0.0, g.userid
+                return 3, g.class_since, g.userid
+            if g.state == ELIGIBLE:
+                return 1, g.eligible_since or 0.0, g.userid
+            return 2, 0.0, g.userid
+
+        order = sorted(range(len(busy)), key=lambda i: rank(busy[i]))
         total = 0.0
         admitted = set()
         for i in order:
