@@ -295,7 +295,13 @@ class Relocation(MoveRecord):
     stolen_seen: int = 0
 
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
-        """The relocation as the JSON summary carries it."""
+        """The relocation as the JSON summary carries it (at ``now``: a throttle still on
+        counts up to then)."""
+        throttle = dict(self.throttle_s)
+        if now is not None and self.t_end is None:
+            for key, start in self.active_throttles.items():
+                held = self.ordering_lost_s if key == "link:ordering" else max(0.0, now - start)
+                throttle[key] = throttle.get(key, 0.0) + held
         return {
             "guest": self.guest.userid, "source": self.source, "destination": self.dest,
             "options": self.options.describe(), "result": self.result or self.state,
@@ -304,7 +310,7 @@ class Relocation(MoveRecord):
             "cpu_s": round(self.cpu_s, 3),
             "relocation_s": round(self.took_until(now), 3), "ended": self.t_end is not None,
             "start_s": round(self.t_start, 3),
-            "throttle_s": {k: round(v, 3) for k, v in sorted(self.throttle_s.items())},
+            "throttle_s": {k: round(v, 3) for k, v in sorted(throttle.items())},
             "pass_list": [{"pass": p.number, "kind": p.kind, "pages": p.pages,
                            "start_s": round(p.start_s, 3),
                            "seconds": round(pass_seconds(p.start_s, p.end_s, now), 3),

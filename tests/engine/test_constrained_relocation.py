@@ -394,3 +394,21 @@ def test_pages_in_the_sources_xstor_are_read_before_they_go() -> None:
     extra = in_xstor * PAGING.cp_cpu_per_page_s
     assert from_xstor["relocation_s"] - resident["relocation_s"] == pytest.approx(extra, rel=0.1)
     assert from_xstor["cpu_s"] - resident["cpu_s"] == pytest.approx(extra, rel=0.1)
+
+
+def test_a_relocation_under_way_shows_the_throttles_that_hold_it_so_far() -> None:
+    """The summary of a run that ends while a relocation is still moving counts each throttle
+    that is still on up to the end of the run, as its events do (it showed only the ones that
+    had ended)."""
+    sim = Simulation(loads_scenario(source_short("8G", 8.0)))
+    sim.run_until(150)  # (it starts at 120 s)
+    (r,) = build_summary(sim)["relocations"]
+    assert r["result"] == "moving"
+    on = {f"{e.data['side']}:{e.data['reason']}": e.t_s for e in sim.events
+          if e.kind == "THROTTLE_START"}
+    ended = {f"{e.data['side']}:{e.data['reason']}" for e in sim.events
+             if e.kind == "THROTTLE_END"}
+    still = [k for k in on if k not in ended and k != "link:ordering"]
+    assert still
+    for key in still:
+        assert r["throttle_s"][key] == pytest.approx(sim.t - on[key], abs=0.01)
