@@ -61,14 +61,15 @@ def schedule_states(world: World, m: Member, guests: list[Guest],
     else:
         # guests dispatched within their elapsed time slice keep their place; then the longest
         # waiting on the eligible list are admitted, then guests that just found work, then
-        # those dropped at the end of their slice (the longest in the list last)
+        # those at the end of their slice (the longest in the list last: it is dropped first);
+        # one admitted again begins a new slice
         now = world.t
 
         def rank(g: Guest) -> tuple[int, float, str]:
             if g.state == DISPATCH:
-                if now - g.class_since < elapsed_slice_s - 1e-9:
+                if now - g.slice_since < elapsed_slice_s - 1e-9:
                     return 0, 0.0, g.userid
-                return 3, g.class_since, g.userid
+                return 3, -g.class_since, g.userid
             if g.state == ELIGIBLE:
                 return 1, g.eligible_since or 0.0, g.userid
             return 2, 0.0, g.userid
@@ -94,6 +95,9 @@ def schedule_states(world: World, m: Member, guests: list[Guest],
             new = DISPATCH
         else:
             new = ELIGIBLE
+        if new == DISPATCH and (g.state != DISPATCH
+                                or world.t - g.slice_since >= elapsed_slice_s - 1e-9):
+            g.slice_since = world.t  # admitted, or again: a new elapsed time slice
         if new != g.state:
             old = g.state
             g.state = new

@@ -111,6 +111,9 @@ class Guest:
         #: when the guest entered its scheduler class (dormant, eligible, dispatch): CP's demand
         #: scan visits the longest dormant first
         self.class_since = 0.0
+        #: when its elapsed time slice in the dispatch list began (admitted, or admitted again
+        #: at the end of the last one: ``schedule_states``)
+        self.slice_since = 0.0
         self.set_reserved = cfg.set_reserved_pages
         self.share = cfg.share
         self.share_absolute = cfg.share_absolute
