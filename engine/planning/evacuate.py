@@ -352,9 +352,9 @@ def run_job(job: RunJob) -> dict[str, Any]:
             and r.t_start >= job.at_s - 1e-9]
     # the destinations' working sets against their frames, the plan done; and against all of
     # their frames together (no plan that moves the same guests leaves them less short)
-    ms = [(sim.members[d], sim.guests_on(d)) for d in job.dests]
-    short = sum(m.short_of_frames(gs) for m, gs in ms)
-    pooled = max(0, sum(m.frames_wanted(gs) - (m.frames - m.free_high) for m, gs in ms))
+    over = [sim.members[d].frames_over(sim.guests_on(d)) for d in job.dests]
+    short = sum(max(0, x) for x in over)
+    pooled = max(0, sum(over))
     return {"issued": issued, "relocations": rels, "refused": refused, "end_s": sim.t,
             "step_s": sim.step_s, "stopped": stopped, "short_pages": short,
             "pooled_short_pages": pooled,
@@ -387,7 +387,7 @@ class Outcome:
     tput_lost_pct: float  # the destinations' guests: work lost against the baseline
     held_s: float  # the relocations' pages held back by throttles (reasons at once count once)
     #: GB the destinations' working sets want beyond their central storage when the plan is
-    #: done (``Member.short_of_frames``): what will page from then on
+    #: done (``Member.frames_over``): what will page from then on
     short_gb: float = 0.0
     #: the least any plan moving the same guests could leave them short (their frames pooled)
     least_short_gb: float = 0.0

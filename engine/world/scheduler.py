@@ -67,7 +67,7 @@ def schedule_states(world: World, m: Member, guests: list[Guest],
 
         def rank(g: Guest) -> tuple[int, float, str]:
             if g.state == DISPATCH:
-                if now - g.slice_since < elapsed_slice_s - 1e-9:
+                if not _slice_over(g, now, elapsed_slice_s):
                     return 0, 0.0, g.userid
                 return 3, -g.class_since, g.userid
             if g.state == ELIGIBLE:
@@ -96,7 +96,7 @@ def schedule_states(world: World, m: Member, guests: list[Guest],
         else:
             new = ELIGIBLE
         if new == DISPATCH and (g.state != DISPATCH
-                                or world.t - g.slice_since >= elapsed_slice_s - 1e-9):
+                                or _slice_over(g, world.t, elapsed_slice_s)):
             g.slice_since = world.t  # admitted, or again: a new elapsed time slice
         if new != g.state:
             old = g.state
@@ -106,6 +106,11 @@ def schedule_states(world: World, m: Member, guests: list[Guest],
             g.eligible_since = world.t if new == ELIGIBLE else None
             world.emit("STATE", m.name, g.userid, f"{g.userid} {old} -> {new}",
                       {"from": old, "to": new})
+
+def _slice_over(g: Guest, now: float, elapsed_slice_s: float) -> bool:
+    """Whether ``g``'s elapsed time slice in the dispatch list has ended by ``now``."""
+    return now - g.slice_since >= elapsed_slice_s - 1e-9
+
 
 def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float,
                  cp_cpu_per_io_s: float = 0.0) -> dict[str, float]:

@@ -501,18 +501,13 @@ class Member:
         memory reserved for partitions arriving by LPM."""
         return self.resident + self.dat_frames + self.stage_frames + self.lpm_frames
 
-    def short_of_frames(self, guests: list[Guest]) -> int:
+    def frames_over(self, guests: list[Guest]) -> int:
         """Frames the working sets of ``guests`` (this member's), with the DAT tables, staged
         pages and arriving partitions' memory it holds, want beyond what it has above its
-        demand scan's refill mark: 0 when every working set fits, else about how much of them
-        must page."""
-        return max(0, self.frames_wanted(guests) - (self.frames - self.free_high))
-
-    def frames_wanted(self, guests: list[Guest]) -> int:
-        """Frames the working sets of ``guests`` (this member's) want, with the DAT tables,
-        staged pages and arriving partitions' memory it holds (``short_of_frames``)."""
-        return sum(g.workload.working_set_pages() for g in guests) + self.dat_frames + \
-            self.stage_frames + self.lpm_frames
+        demand scan's refill mark: about how much of them must page (negative: room left)."""
+        cp_held = self.used_frames - self.resident
+        return sum(g.workload.working_set_pages() for g in guests) + cp_held - \
+            (self.frames - self.free_high)
 
     @property
     def free_frames(self) -> int:
