@@ -530,16 +530,21 @@ class RelocationEngine(MoveEngine[Relocation]):
             if r.send_left > 0:
                 live = r.state == "moving"
                 stage = self.model.stage_s_per_page
-                per_page = 1.0 / rate + (stage / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
-                                         if live else 0)
-                per_page /= max(1e-9, 1.0 - order)
+                src_cpu = 1.0 / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
+                sending = 1.0 / rate + (stage * src_cpu if live else 0.0)
+                ordered = sending / max(1e-9, 1.0 - order)
+                # the source's relocation task stages (live) and builds each page's message on
+                # one processor: with slow processors that, not the link, sets the pace
+                building = (self.model.send_cpu_s_per_page + (stage if live else 0.0)) * src_cpu
                 # the destination's CP receives and places each page on a processor of its
                 # own, beside the source's sending: the pages go no faster than it takes them,
                 # and inbound messages queue on the memory-move socket when it is the slower
                 receive = self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed * \
                     self.dst_stretch.get(r, 1.0)
-                self._held(r, "destination", "socket", receive > per_page)
-                per_page = max(per_page, receive)
+                self._held(r, "destination", "socket", receive > max(ordered, building))
+                per_page = max(ordered, building, receive)
+                # reordering costs only while the link sets the pace
+                order_lost = (per_page - max(sending, building, receive)) / per_page
                 # staging a page holds a frame for stage_hold_s: at the link's pace the
                 # relocation keeps a pool of frames for it, taken from the source's free frames
                 # above its low mark (short of them, its demand scan must free more first,
@@ -557,11 +562,12 @@ class RelocationEngine(MoveEngine[Relocation]):
                         waits = True
                         break
                     per_page = self.model.stage_hold_s / r.stage_pool
+                    order_lost = 0.0
                 budget_pages = max(1, int(left / per_page))
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills as they come in
                 frames = inbound_frames(dst)
-                if order > 0 and "link:ordering" not in r.active_throttles:
+                if order_lost > 1e-12 and "link:ordering" not in r.active_throttles:
                     self._start_throttle(r, "link", "ordering")
                 out = self._out
                 mine = self.io_for_moves[src.name]
@@ -618,8 +624,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 r.cpu_s += cpu_src + sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 # time lost to a shared link, to reordering and to reads, for the pass record
-                cur.throttle_s += (used - waited) * ((1.0 - 1.0 / sharers) + order) + waited
-                r.ordering_lost_s += (used - waited) * order
+                cur.throttle_s += (used - waited) * ((1.0 - 1.0 / sharers) + order_lost) + waited
+                r.ordering_lost_s += (used - waited) * order_lost
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
                 src_paging = stop == K.SEND_SRC_DASD or waited > 0.01 * dt

@@ -17,6 +17,7 @@ from ssisim.engine import (
 )
 from ssisim.engine.basics.config import GuestConfig, WorkloadSpec
 from ssisim.engine.kernels import pages as K
+from ssisim.engine.migrations.relocation import LGRModel
 
 LINK18 = (ChpidConfig(2, 4), ChpidConfig(4, 4), ChpidConfig(4, 4), ChpidConfig(8, 4))
 
@@ -428,3 +429,26 @@ def test_a_destination_with_slow_processors_takes_the_pages_at_its_own_pace():
     assert slow["pages_moved"] / slow["relocation_s"] < 67_000
     assert slow["relocation_s"] > 3 * fast["relocation_s"]
     assert slow["throttle_s"]["destination:socket"] > 0.8 * slow["relocation_s"]
+
+
+def test_a_source_with_slow_processors_sends_at_the_pace_its_processor_allows():
+    """The source's relocation task stages each page of a live pass and builds its message on
+    one processor: on slow processors that work, not the link, sets the pace, and the task
+    never uses more of the processor than there is."""
+    def move(speed):
+        sim = cluster([linux("LNX1", "8G")])
+        warm(sim, "LNX1", 6144)
+        src = sim.members["SRC"]
+        src.cfg = replace(src.cfg, cpus=1, cpu_speed=speed)
+        return relocate(sim, "VMRELOCATE MOVE LNX1 TO DST MAXQUIESCE NOLIMIT")
+
+    fast, slow = move(1.0), move(0.02)
+    first = slow["pass_list"][0]
+    scan_s = 8 * LGRModel().dat_scan_s_per_gb / 0.02
+    # (0.75 us staging + 0.3 us building) / 0.02 = 52.5 us a page on its one processor
+    assert first["pages"] / (first["seconds"] - scan_s) < 1 / 52.5e-6 * 1.01
+    assert slow["relocation_s"] > 10 * fast["relocation_s"]
+    receive_s = slow["pages_moved"] * LGRModel().receive_cpu_s_per_page
+    assert slow["cpu_s"] - receive_s <= slow["relocation_s"] * 1.001
+    # the link did not set the pace, so reordering on it cost nothing
+    assert slow["throttle_s"].get("link:ordering", 0.0) == 0.0
