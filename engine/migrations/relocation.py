@@ -614,6 +614,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 src.counters.dasd_in += int(out[K.X_FROM_DASD])
                 waited = float(clock[1])  # for reads of pages on DASD
                 from_xstor = int(out[K.X_FROM_XSTOR])
+                src.counters.xstor_in += from_xstor
                 used = min(left, sent * per_page + from_xstor * xstor_s + waited)
                 waited = min(used, waited)
                 left -= used

@@ -381,9 +381,13 @@ def test_pages_in_the_sources_xstor_are_read_before_they_go() -> None:
         sim = Simulation(loads_scenario(guest_in_xstor(central, xstor)))
         sim.run_until(50)
         in_xstor = sim.guests["LNXA"].n_xst
+        src = sim.members[sim.guests["LNXA"].member]
+        reads = src.counters.xstor_in
         sim.run_until(120)
         (r,) = build_summary(sim)["relocations"]
         assert r["result"] == "relocated"
+        # the source's XSTOR reads count them (QUERY and the paging charts show them)
+        assert src.counters.xstor_in - reads >= in_xstor
         return in_xstor, r
 
     none, resident = run("24G", "0")
