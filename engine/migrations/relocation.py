@@ -294,14 +294,19 @@ class Relocation(MoveRecord):
     #: step's relocation work was done (the ``destination:steal`` throttle: it took more since)
     stolen_seen: int = 0
 
+    def held_s(self, key: str, start: float, now: float) -> float:
+        """Seconds the throttle ``key``, on since ``start``, has held the pages back at
+        ``now``: reordering slows the sending a little all along, so its seconds are the time
+        it cost; any other reason holds them back all the time it is on."""
+        return self.ordering_lost_s if key == "link:ordering" else max(0.0, now - start)
+
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         """The relocation as the JSON summary carries it (at ``now``: a throttle still on
         counts up to then)."""
         throttle = dict(self.throttle_s)
         if now is not None and self.t_end is None:
             for key, start in self.active_throttles.items():
-                held = self.ordering_lost_s if key == "link:ordering" else max(0.0, now - start)
-                throttle[key] = throttle.get(key, 0.0) + held
+                throttle[key] = throttle.get(key, 0.0) + self.held_s(key, start, now)
         return {
             "guest": self.guest.userid, "source": self.source, "destination": self.dest,
             "options": self.options.describe(), "result": self.result or self.state,
@@ -671,9 +676,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 break
             start = r.active_throttles.get("link:ordering")
             if start is not None:
-                # reordering slows sending a little all along: report the time it cost
-                self._close_throttle(r, "link:ordering", start, r.ordering_lost_s)
-                r.ordering_lost_s = 0.0
+                self._close_throttle(r, "link:ordering", start)
             self._end_pass(r)
         if not (last or waits):
             return False
@@ -721,10 +724,11 @@ class RelocationEngine(MoveEngine[Relocation]):
                           f"{THROTTLE_REASONS[(side, reason)]}",
                           {"side": side, "reason": reason}, at=self._now)
 
-    def _close_throttle(self, r: Relocation, key: str, start: float,
-                        seconds: float | None = None) -> None:
+    def _close_throttle(self, r: Relocation, key: str, start: float) -> None:
         del r.active_throttles[key]
-        dur = max(0.0, self._now - start) if seconds is None else seconds
+        dur = r.held_s(key, start, self._now)
+        if key == "link:ordering":
+            r.ordering_lost_s = 0.0
         r.throttle_s[key] = r.throttle_s.get(key, 0.0) + dur
         side, reason = key.split(":")
         self.sim.emit("THROTTLE_END", r.source if side == "source" else r.dest, r.guest.userid,

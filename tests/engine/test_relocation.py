@@ -452,3 +452,18 @@ def test_a_source_with_slow_processors_sends_at_the_pace_its_processor_allows():
     assert slow["cpu_s"] - receive_s <= slow["relocation_s"] * 1.001
     # the link did not set the pace, so reordering on it cost nothing
     assert slow["throttle_s"].get("link:ordering", 0.0) == 0.0
+
+
+def test_a_cancelled_relocation_reports_what_reordering_cost_not_how_long_it_ran():
+    """Reordering on a link of mixed CHPIDs slows the sending by a few per cent all along: a
+    relocation cancelled in the middle of a pass says what it cost, as a finished pass does."""
+    sim = cluster([linux("LNX1", "16G", kind="randchange", rate_pages_s=200000)])
+    warm(sim, "LNX1", 12288, then="RANDCHANGE RATE_PAGES_S 200000")
+    assert sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC").ok
+    sim.run_until(sim.t + 6)
+    assert sim.reloc.active
+    assert sim.execute("VMRELOCATE CANCEL USER LNX1").ok
+    sim.step()
+    (r,) = [x.to_dict() for x in sim.reloc.all]
+    assert r["result"] == "cancelled"
+    assert 0 < r["throttle_s"]["link:ordering"] < 0.05 * r["relocation_s"]
