@@ -119,11 +119,13 @@ def threads_per_msp(npages: int, msps: int, firmware: str, options: LPMOptions,
 
 
 def msp_pages_per_s(threads: int, link_gbps: float, ratio: float = 1.0,
-                    model: LPMModel = MODEL) -> float:
-    """Pages of partition memory one MSP moves per second: its threads or its link, whichever
-    is slower; compression (``ratio`` > 1) lets the link carry more memory."""
+                    model: LPMModel = MODEL, sharers: int = 1) -> float:
+    """Pages of partition memory one MSP moves per second for one migration: its copy
+    threads or its part of the link (shared with the ``sharers`` migrations through the same
+    MSPs, each with threads of its own), whichever is slower; compression (``ratio`` > 1) lets
+    the link carry more memory."""
     thread_bound = (model.msp_base_gib_s + threads * model.thread_gib_s) * PAGES_PER_GB
-    link_bound = link_gbps * 1e9 * model.link_efficiency / 8 / 4096 * ratio
+    link_bound = link_gbps * 1e9 * model.link_efficiency / 8 / 4096 * ratio / max(1, sharers)
     return min(thread_bound, link_bound)
 
 
@@ -277,8 +279,10 @@ class LPMEngine(MoveEngine[LPMove]):
                 continue
             first = len(mv.passes) == 1
             ratio = self._ratio(mv, first)
-            rate = mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio, self.model) / sharers
-            if sharers > 1:
+            rate = mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio, self.model,
+                                             sharers)
+            if rate < mv.msps * msp_pages_per_s(mv.threads, mv.link_gbps, ratio, self.model):
+                # the links shared with other migrations hold it below its threads' pace
                 mv.throttle_s["msp:shared"] = mv.throttle_s.get("msp:shared", 0.0) + left
             assert mv.pending is not None
             c = self._c

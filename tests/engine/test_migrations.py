@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ssisim.engine import Simulation, build_summary, loads_scenario
 from ssisim.engine.basics.units import PAGES_PER_GB
-from ssisim.engine.migrations.lpm import LPMOptions, threads_per_msp
+from ssisim.engine.migrations.lpm import LPMModel, LPMOptions, threads_per_msp
 
 
 def disk_scenario(write_iops: float, *, size_gb: float = 4, pattern: str = "random",
@@ -370,3 +370,27 @@ def test_a_partition_changes_only_the_pages_its_processors_can_write() -> None:
     rate = 1.0 / 10e-6  # pages a second its one processor walks
     assert second.units == pytest.approx(rate * first.seconds, rel=0.1)
     assert len(mv.passes) == 3
+
+
+def test_two_partitions_moved_at_once_share_the_links_not_the_copy_threads() -> None:
+    """Each migration runs copy threads of its own on the MSPs; what two at once share is the
+    MSPs' links. Two 1600 GB partitions with 6 threads per MSP each move more memory a second
+    together than one alone (which its threads hold below the links), and no more than the
+    links carry."""
+    def first_pass_rates(both: bool) -> list[float]:
+        text = two_partitions(None).replace('"older"', '"newer"').replace(
+            'storage = "4G"', 'storage = "1600G"').replace(
+            '"LPM BIG TO B"', '"LPM BIG TO B THREADS 6"').replace('"2200G"', '"3400G"')
+        if both:
+            text += '[[timeline]]\nat_s = 10\ncommand = "LPM SMALL TO B THREADS 6"\n'
+        sim = Simulation(loads_scenario(text))
+        sim.run_until(700)
+        assert all(mv.result == "migrated" for mv in sim.lpm.all)
+        return [mv.passes[0].units / mv.passes[0].seconds for mv in sim.lpm.all]
+
+    (alone,) = first_pass_rates(False)
+    together = first_pass_rates(True)
+    links = 2 * 100e9 * LPMModel().link_efficiency / 8 / 4096
+    assert alone < 0.8 * links  # its threads, not the links, hold one migration
+    assert sum(together) > 1.2 * alone
+    assert sum(together) <= links * 1.001
