@@ -110,6 +110,8 @@ def migration_line(m: MigrationSnapshot, now: float) -> MoveLine:
         if m.state == "quiesced":
             status = ("suspended: " if m.kind == "LPM" else "stopped: ") + \
                 (status if running else "switching over")
+        elif m.state == "post-copy":
+            status = f"running on {m.destination}: {status}, the last changed pages follow"
         text = (f"{p.units:,} of {size:,} {m.unit} ({_units(size, m.unit_bytes)})"
                 if running else "switching to the destination")
     else:

@@ -537,6 +537,12 @@ class CommandProcessor:
                 f"pass {len(m.passes)}  {m.units_moved} pages sent" for m in act]
 
     def _lpm_cancel(self, cmd: G.LpmCancel, issuer: str, member: str) -> list[str]:
+        self._operator_only(issuer, "LPM")
+        mv = self.sim.lpm.of(self.guest(cmd.userid, "LPM").userid)
+        if mv is not None and mv.state == "post-copy":
+            raise CPError("HCPLPM1947E", f"{mv.guest.userid} already runs on {mv.dest}: its "
+                          f"last changed pages are on their way, and the migration can no "
+                          f"longer be cancelled")
         return self._cancel_move(
             "LPM", "LPM", self.sim.lpm, cmd.userid, issuer,
             "No partition migration of {g} is in progress",

@@ -74,7 +74,10 @@ class LPMModel:
     suspend_threshold_s: float = 1.0
     #: A pass makes progress when its changed set is this much smaller than the smallest
     #: before; after ``no_progress_passes`` without progress, or ``max_passes``, LPM suspends
-    #: the partition anyway and sends the rest (LPM completes; the suspension is longer).
+    #: the partition anyway. The hypervisor resumes it on the destination before the last
+    #: changed pages are there and sends them after, fetching on demand a page the partition
+    #: touches before it came (IBM Redbook SG24-7460, "IBM PowerVM Live Partition Mobility",
+    #: performance considerations): the suspension is ``switch_s`` whatever is left to send.
     progress_fraction: float = 0.05
     no_progress_passes: int = 3
     max_passes: int = 12
@@ -150,7 +153,6 @@ class LPMove(Migration):
     dirty_best: float = math.inf
     no_progress: int = 0
     switch_left_s: float = 0.0
-    pending_copy: bool = False
     wire_pages: float = 0.0  # pages' worth of bytes on the links, after compression
     #: frames the destination holds for the partition's memory until the move ends
     #: (``Member.lpm_frames``)
@@ -238,8 +240,7 @@ class LPMEngine(MoveEngine[LPMove]):
         # (one still validating past the step's end, or only switching, sends nothing)
         by_server: dict[str, int] = {}
         for mv in act:
-            if mv.setup_left_s - mv.lead_s >= dt or (mv.state == "quiesced"
-                                                     and not mv.pending_copy):
+            if mv.setup_left_s - mv.lead_s >= dt or mv.state == "quiesced":
                 continue
             for s in {mv.source, mv.dest}:
                 by_server[s] = by_server.get(s, 0) + 1
@@ -269,13 +270,13 @@ class LPMEngine(MoveEngine[LPMove]):
                     mv.state = "copying"
                     self._begin(mv, "first")
                 continue
-            if mv.state == "quiesced" and not mv.pending_copy:
+            if mv.state == "quiesced":
                 use = min(mv.switch_left_s, left)
                 mv.switch_left_s -= use
                 left -= use
                 if mv.switch_left_s <= 1e-12:
                     self._now = t + (dt - left)
-                    self._complete(mv)
+                    self._resume(mv)
                 continue
             first = len(mv.passes) == 1
             ratio = self._ratio(mv, first)
@@ -294,7 +295,7 @@ class LPMEngine(MoveEngine[LPMove]):
             mv.passes[-1].units += sent
             mv.units_moved += sent
             mv.wire_pages += sent / ratio
-            if mv.state != "quiesced":
+            if mv.state == "copying":
                 self._writes(mv, used)
             left -= used
             if done:
@@ -356,8 +357,9 @@ class LPMEngine(MoveEngine[LPMove]):
                       f"in {cur.seconds:.1f} s",
                       {"pass": cur.number, "pages": cur.units, "seconds": round(cur.seconds, 6)},
                       at=self._now)
-        if mv.state == "quiesced":
-            mv.pending_copy = False
+        if mv.state == "post-copy":
+            self._finish(mv, "done", "migrated",
+                         f"Partition {g.userid} has been migrated from {mv.source} to {mv.dest}")
             return
         assert mv.dirty is not None
         lo, hi = (mv.dirty_lo, mv.dirty_hi) if mv.dirty_hi > 0 else (0, 0)
@@ -374,16 +376,14 @@ class LPMEngine(MoveEngine[LPMove]):
             if mv.no_progress < md.no_progress_passes and len(mv.passes) < md.max_passes:
                 self._begin(mv, "iteration")
                 return
-        # suspend: the last changed pages go with the partition stopped
+        # suspend for the switch: the last changed pages go after it
         mv.state = "quiesced"
         mv.t_quiesce = self._now
         g.stopped_by.add(self.STOP_REASON)
         mv.switch_left_s = self.model.switch_s
-        self._begin(mv, "final")
-        mv.pending_copy = True
         self.sim.emit("LPM_SUSPEND", mv.source, g.userid,
-                      f"{g.userid} suspended for the last {n} changed pages and the switch",
-                      at=self._now)
+                      f"{g.userid} suspended for the switch ({n} changed pages to send after "
+                      f"it resumes on {mv.dest})", at=self._now)
 
     def _finish(self, mv: LPMove, state: str, result: str, message: str) -> None:
         self.close(mv, state, result, message)
@@ -399,12 +399,27 @@ class LPMEngine(MoveEngine[LPMove]):
         self.sim.emit(kind, mv.dest if state == "done" else mv.source, mv.guest.userid, message,
                       {"result": result}, at=mv.t_end)
 
-    def _complete(self, mv: LPMove) -> None:
+    def _resume(self, mv: LPMove) -> None:
+        """The switch is done: the partition runs on the destination. Its last changed pages
+        (if any) are sent now, while it runs (``post-copy``); it changes no page the source
+        still has to send, since its writes are on the destination."""
+        g = mv.guest
+        left = self._begin(mv, "final")
+        self._move_partition(mv)
+        g.stopped_by.discard(self.STOP_REASON)
+        mv.t_resume = self._now
+        if left == 0:
+            self._end_pass(mv, 0.0)
+            return
+        mv.cost["post_copy_pages"] = float(left)
+        self.sim.emit("LPM_RESUME", mv.dest, g.userid,
+                      f"{g.userid} resumed on {mv.dest}; {left} changed pages follow (a page "
+                      f"touched before it arrives is fetched from {mv.source})", at=self._now)
+
+    def _move_partition(self, mv: LPMove) -> None:
         sim = self.sim
         g = mv.guest
-        assert mv.pending is not None and mv.dirty is not None
-        # every page's final version has arrived: nothing pending, nothing changed since
-        assert M.count_bits(mv.pending, mv.cursor, mv.end_word) == 0
+        mv.state = "post-copy"
         src, dst = sim.members[mv.source], sim.members[mv.dest]
         g.flush_pending()
         src.resident -= g.n_cen
@@ -416,8 +431,9 @@ class LPMEngine(MoveEngine[LPMove]):
         g.count_dat_on(dst)
         g.member = dst.name
         g.reset_steal_hands()
-        self._finish(mv, "done", "migrated",
-                     f"Partition {g.userid} has been migrated from {mv.source} to {mv.dest}")
+        # the frames held for it are its own now
+        dst.lpm_frames -= mv.reserved
+        mv.reserved = 0
 
     def cancel(self, mv: LPMove, by: str) -> None:
         """Stop an LPM: the partition keeps running on the source."""

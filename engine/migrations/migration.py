@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from ..world.state import Guest
+from ..world.state import MIGRATION_ACTIVE_STATES, Guest
 from ..world.world import World
 
 
@@ -38,6 +38,9 @@ class MoveRecord:
     passes: list[Any]
     t_quiesce: float | None
     t_end: float | None
+    #: when the guest ran again before the move ended (LPM resumes the partition on the
+    #: destination before its last changed pages are there); None: it runs again at the end
+    t_resume: float | None = None
 
     @property
     def active(self) -> bool:
@@ -52,7 +55,11 @@ class MoveRecord:
     def quiesced_until(self, now: float | None) -> float:
         """Seconds the guest was stopped; for a move still under way at ``now``, stopped so
         far (0 before its quiesce)."""
-        return 0.0 if self.t_quiesce is None else self._since(self.t_quiesce, now)
+        if self.t_quiesce is None:
+            return 0.0
+        if self.t_resume is not None:
+            return self.t_resume - self.t_quiesce
+        return self._since(self.t_quiesce, now)
 
     def took_until(self, now: float | None) -> float:
         """Seconds the move took; for one still under way at ``now`` (the run's end), its time
@@ -92,6 +99,8 @@ class MovePass:
 @dataclass(eq=False)
 class Migration(MoveRecord):
     """A migration from command to completion or failure; ``kind`` is "vmotion" or "lpm"."""
+
+    ACTIVE_STATES = MIGRATION_ACTIVE_STATES
 
     kind: str
     guest: Guest

@@ -99,10 +99,7 @@ class MoveView:
         size = self._pass_size(mv)
         running = mv.active and bool(mv.passes) and not mv.passes[-1].end_s
         left = max(0, size - mv.passes[-1].units) if running else 0
-        if mv.t_quiesce is None:
-            down = 0.0
-        else:
-            down = (mv.t_end if mv.t_end is not None else now) - mv.t_quiesce
+        down = mv.quiesced_until(now)
         unit_bytes = 4096 if mv.unit == "pages" else self.sim.svm.model.block_bytes
         return MigrationSnapshot(
             "LPM" if mv.kind == "lpm" else "VMOTION", mv.guest.userid, mv.source, mv.dest,

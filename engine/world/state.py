@@ -18,6 +18,9 @@ DISPATCH = "dispatch"
 ELIGIBLE = "eligible"
 DORMANT = "dormant"
 QUIESCED = "quiesced"  # stopped for the last passes of a relocation
+#: the states of a Storage vMotion or an LPM under way (``post-copy``: an LPM's partition runs
+#: on the destination while its last changed pages follow)
+MIGRATION_ACTIVE_STATES = ("setup", "copying", "quiesced", "post-copy")
 STOPPED = "stopped"  # CP STOP: virtual CPUs stopped, memory and devices kept
 SUSPENDED = "suspended"  # Linux hibernated and halted
 INCOMING = "incoming"  # the destination's copy of a guest being relocated
@@ -702,7 +705,7 @@ class MigrationSnapshot:
     @property
     def active(self) -> bool:
         """True until the migration completes, fails or is cancelled."""
-        return self.state in ("setup", "copying", "quiesced")
+        return self.state in MIGRATION_ACTIVE_STATES
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,13 @@ show their phase, a progress bar that grows and the downtime, as LGR does."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ssisim.app.moves import move_lines
 from ssisim.cli import resolve_scenario
 from ssisim.engine import MigrationSnapshot, PauseSnapshot, Simulation, load_scenario
+
+CASES = Path(__file__).parents[1] / "cases"
 
 
 def _row(win, key: str):
@@ -162,3 +166,20 @@ def test_a_cp_stop_shows_stopped_then_resuming_until_the_first_answer(make_windo
     run_to(win, 311)
     assert win.model.state_of("WAS01") == "resuming" and tile.workload_word() == "after BEGIN"
     assert "BEGIN: waiting for the first answer" in _detail(win, "WAS01")
+
+
+def test_a_partition_resumed_before_its_last_pages_shows_it_runs_on_the_destination(
+        make_window, run_to):
+    """LPM resumes a partition that never converged on the destination after the switch; its
+    last changed pages follow. The row says where it runs and the downtime stays the switch."""
+    win = make_window(str(CASES / "lpm-writer-on-slow-links.toml"))
+    run_to(win, 110)
+    row = _row(win, "LPM WRITER@10")
+    m = next(m for m in win.model.snapshot.migrations if m.userid == "WRITER")
+    assert m.state == "post-copy" and row.line.active
+    assert row.status.full.startswith("running on P2: pass 5 (final)"), row.status.full
+    assert "downtime 2.00 s" in row.detail.text()
+    assert 0 < row.bar.fraction < 1
+    run_to(win, 130)
+    row = _row(win, "LPM WRITER@10")
+    assert not row.line.active and "downtime 2.00 s" in row.detail.text()

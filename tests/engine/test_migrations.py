@@ -198,6 +198,41 @@ def test_lpm_sends_changed_pages_again_and_every_page_arrives():
     assert sim.verify() == []
 
 
+def test_a_partition_writing_faster_than_the_links_is_stopped_only_for_the_switch():
+    """A partition that changes its memory faster than the links carry never converges. The
+    hypervisor suspends it anyway, resumes it on the destination after the switch and sends
+    its last changed pages while it runs there (fetching on demand a page it touches first):
+    the suspension is the switch, not the changed pages over the links."""
+    writer = '{ type = "randchange", fraction = 1.0, rate_pages_s = 2000000 }'
+    sim = lpm_scenario(16, 10, workload=writer)
+    assert sim.execute("LPM LPAR TO P2").ok
+    while sim.lpm.all[0].state != "post-copy":
+        sim.step()
+    # it runs on the destination now: there is no going back
+    refused = sim.execute("LPM CANCEL LPAR")
+    assert refused.rc != 0 and refused.lines[0].startswith("HCPLPM1947E"), refused.text
+    assert "post-copy" in sim.execute("LPM STATUS").text
+    assert sim.guests["LPAR"].member == "P2" and not sim.guests["LPAR"].stopped_by
+    # its memory is its own there: the frames held for it are not counted again
+    assert sim.members["P2"].lpm_frames == 0
+    while sim.lpm.active:
+        sim.step()
+    m = build_summary(sim)["migrations"][-1]
+    assert m["result"] == "migrated"
+    final = m["pass_list"][-1]
+    assert final["kind"] == "final" and final["pages"] > 2 * PAGES_PER_GB
+    links = 2 * 10e9 * LPMModel().link_efficiency / 8 / 4096
+    assert final["seconds"] > 0.9 * final["pages"] / links  # sent at the links' pace
+    assert m["quiesce_s"] == pytest.approx(LPMModel().switch_s, abs=0.01)
+    # the partition ran on the destination while they came, and the move took that long
+    resumed = next(e for e in sim.events if e.kind == "LPM_RESUME")
+    assert resumed.member == "P2" and resumed.t_s < final["start_s"] + 0.01
+    assert m["relocation_s"] == pytest.approx(final["start_s"] + final["seconds"]
+                                              - m["start_s"], abs=0.01)
+    assert m["cost"]["post_copy_pages"] == final["pages"]
+    assert sim.verify() == []
+
+
 @pytest.mark.parametrize("command, msgid", [
     ("VMOTION OLTP TO NOWHERE METHOD DBT", "HCPVMO2900E"),
     ("VMOTION OLTP TO SRC", "HCPVMO1940E"),
