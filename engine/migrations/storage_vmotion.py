@@ -142,7 +142,9 @@ def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, int],
     over the parties, ``d`` the volume's time per IO (a mover's block: its streaming time; a
     guest's small IO: ``1 / iops``). A mover keeps ``outstanding_ios``; a guest ``rate x R``
     (Little's law), so ``R = movers x 16 x d_block / (1 - u)``, ``u`` the guests' share of the
-    volume's time. A volume without a mover is a plain queue: ``R = d_io / (1 - u)``.
+    volume's time. A volume without a mover is a plain queue: ``R = d_io / (1 - u)``. No IO
+    completes sooner than the volume's idle service time ``latency_ms``: a mirrored write to a
+    slow destination waits for it too.
     """
     busy = {name: 0.0 for name in stores}
     for f in flows:
@@ -154,7 +156,8 @@ def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, int],
         k = movers.get(name, 0)
         head = k * model.outstanding_ios * stream_s(ds, model) if k else seek_s(ds)
         u = busy[name]
-        lat[name] = head / (1.0 - u) if u < 1.0 - 1e-12 else math.inf
+        lat[name] = max(head / (1.0 - u), ds.latency_ms / 1000.0) if u < 1.0 - 1e-12 \
+            else math.inf
     return lat
 
 

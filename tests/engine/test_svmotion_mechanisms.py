@@ -16,11 +16,12 @@ MD = SVMotionModel()
 BLOCK_MS = 256 / 1024 / 400 * 1000  # a 256 KiB block streamed at 400 MB/s (MiB/s): 0.625 ms
 
 
-def scenario(guests: list[dict], datastores: dict[str, tuple[float, float]],
+def scenario(guests: list[dict], datastores: dict[str, tuple[float, ...]],
              model: str = "") -> Simulation:
-    """Guests with virtual disks; ``datastores``: name -> (mb_s, iops)."""
-    stores = "".join(f'[[datastore]]\nname = "{n}"\nmb_s = {mb}\niops = {io}\n'
-                     for n, (mb, io) in datastores.items())
+    """Guests with virtual disks; ``datastores``: name -> (mb_s, iops[, latency_ms])."""
+    stores = "".join(f'[[datastore]]\nname = "{n}"\nmb_s = {d[0]}\niops = {d[1]}\n'
+                     + (f'latency_ms = {d[2]}\n' if len(d) > 2 else '')
+                     for n, d in datastores.items())
     people = "".join(
         f'[[guest]]\nuserid = "{g["userid"]}"\nmember = "ESX1"\nstorage = "1G"\n'
         f'workload = {{ type = "idle" }}\n'
@@ -50,7 +51,7 @@ def move(sim: Simulation, *commands: str, limit_s: float = 20_000) -> dict[str, 
     return {m["guest"]: m for m in build_summary(sim)["migrations"]}
 
 
-def one(reads: float = 0, writes: float = 0, dst: tuple[float, float] = (400, 1200),
+def one(reads: float = 0, writes: float = 0, dst: tuple[float, ...] = (400, 1200),
         method: str = "MIRROR", size_gb: float = 4, model: str = "") -> dict:
     sim = scenario([{"userid": "APP", "ds": "SRC", "reads": reads, "writes": writes,
                      "size_gb": size_gb}], {"SRC": (400, 1200), "DST": dst}, model)
@@ -74,6 +75,20 @@ def test_a_mirrored_write_waits_for_the_slower_destination():
     # source: no wait for the destination
     dbt = one(reads=100, writes=400, dst=(100, 300), method="DBT")
     assert dbt["cost"]["write_latency_ms"] < 0.8 * slow["cost"]["write_latency_ms"]
+
+
+def test_a_mirrored_write_waits_for_a_destination_slow_to_answer():
+    """A destination that takes 50 ms for any IO slows the copy, and every mirrored write
+    waits for it too."""
+    quick = one(reads=100, writes=400)
+    slow = one(reads=100, writes=400, dst=(400, 1200, 50))
+    assert copy_s(slow) > 2 * copy_s(quick)
+    assert quick["cost"]["write_latency_ms"] < 30
+    # writes to blocks already copied (half of them over the copy, on average) take 50 ms
+    assert slow["cost"]["write_latency_ms"] > 0.5 * 50
+    # without mirroring (DBT) the writes stay on the source and do not wait for it
+    dbt = one(reads=100, writes=400, dst=(400, 1200, 50), method="DBT")
+    assert dbt["cost"]["write_latency_ms"] < 30
 
 
 def test_a_busier_guest_slows_the_copy_by_its_queue_share():
