@@ -119,7 +119,7 @@ def check_measures(names: Iterable[str], userids: Iterable[str]) -> list[str]:
 
 
 # -- varied fields --------------------------------------------------------------------------------
-_RANGE = re.compile(r"^\s*([^.]+?)\s*\.\.\s*([^/]+?)\s*/\s*(.+?)\s*$")
+_RANGE = re.compile(r"^\s*(.+?)\s*\.\.\s*([^/]+?)\s*/\s*(.+?)\s*$")
 _UNIT = re.compile(r"[KMGTP]B?\s*$", re.IGNORECASE)
 
 
@@ -133,6 +133,8 @@ def _number(text: str) -> float:
 def parse_values(text: str) -> list[Any]:
     """``V1,V2,...`` or ``LO..HI/STEP``: sizes keep their unit (``16G..64G/8G``)."""
     m = _RANGE.match(text)
+    if not m and ".." in text:
+        raise SweepError(f"{text!r}: a range is LO..HI/STEP (the step is missing)")
     if not m:
         words = [v.strip() for v in text.split(",")]
         if not all(words):
@@ -156,7 +158,8 @@ def parse_values(text: str) -> list[Any]:
     n = int(math.floor((b - a) / d + 1e-9)) + 1
     if n > MAX_POINTS:
         raise SweepError(f"{text!r}: {n:,} values; a sweep runs at most {MAX_POINTS:,} points")
-    vals = [a + i * d for i in range(n)]
+    # (rounded: 0.1 + 2 x 0.1 is 0.3, not 0.30000000000000004)
+    vals = [round(a + i * d, 9) for i in range(n)]
     if unit:
         return [format_size(int(round(v * PAGES_PER_MB))) for v in vals]
     return [int(v) if float(v).is_integer() and all(float(x).is_integer() for x in (a, d))

@@ -35,6 +35,12 @@ def test_ranges_and_lists_of_values():
     assert parse_vary("run.step_s=0.5,1,2") == ("run.step_s", [0.5, 1, 2])
     assert parse_vary("link.SRC-DST.chpids=8,2+4+4+8")[1] == [8, "2+4+4+8"]
     assert parse_vary("run.duration_s=1..3/1")[1] == [1, 2, 3]
+    # a low value with a decimal point is a range too (a paging device's service time)
+    assert parse_vary("member.SRC.volume.0.service_ms=0.1..0.5/0.1")[1] == [
+        0.1, 0.2, 0.3, 0.4, 0.5]
+    assert parse_vary("guest.X.storage=1.5G..3G/0.5G")[1] == ["1.5G", "2G", "2.5G", "3G"]
+    with pytest.raises(SweepError, match="the step is missing"):
+        parse_vary("guest.X.storage=2G..8G")
     for bad in ("guest.X.storage", "run.step_s=", "run.step_s=4..1/1", "run.step_s=1..4/0",
                 "run.step_s=1,,2"):
         with pytest.raises(SweepError):
