@@ -17,7 +17,7 @@ _GLOBAL = ("DIRECTORY", "GLOBALOPTS", "GLOBALDEFS", "POOL")
 # password and is never copied into the scenario or printed.
 _NOT_PASSWORDS = ("NOLOG", "NOPASS", "AUTOONLY", "LBYONLY")
 _MACHINES = ("ESA", "XA", "XC", "Z")
-_SEQUENCE = re.compile(r"^\s*\d*\s*$")
+_SEQUENCE = re.compile(r"^\s*[A-Za-z0-9$#@]*\s*$")  # columns 73-80: a sequence field
 _HEX = re.compile(r"^[0-9A-F]{1,2}$")
 
 
@@ -33,6 +33,9 @@ class Entry:
     #: maxcpus, share, share_absolute, set_reserved, standby, reserved
     values: dict[str, tuple[Any, Where]] = field(default_factory=dict)
     cpus: dict[int, Where] = field(default_factory=dict)
+    #: CPUs its ``COMMAND DEFINE CPU`` adds when it logs on, beside the CPU statements' (or
+    #: beside CPU 00, which a virtual machine without CPU statements has)
+    defined_cpus: dict[int, Where] = field(default_factory=dict)
     includes: list[tuple[str, Where]] = field(default_factory=list)
     builds: list[tuple[str, str, Where]] = field(default_factory=list)
 
@@ -61,23 +64,40 @@ def logical_lines(text: str, file: str, notes: Notes,
     """The statements of a card-image file: ``(first line number, text)``.
 
     A line with ``*`` in column 1 is a comment (``*DVHOPT`` lines, the directory manager's
-    options, are counted as ignored). Columns 73-80 holding a sequence number are dropped.
+    options, are counted as ignored). Columns 73-80 holding a sequence field (a number, or
+    letters and digits such as ``LNXA0040``) are dropped.
     A statement whose last non-blank character is a comma continues on the next line; the
-    comma is dropped and the lines are joined with a blank.
+    comma is dropped and the lines are joined with a blank. In a directory (``comment_star``)
+    a statement continues on the very next card: a comment, a blank card or the start of
+    another entry there ends it, with a problem noted (it would swallow what follows).
     """
     out: list[tuple[int, str]] = []
     pending: tuple[int, str] | None = None
+
+    def cut(n: int, what: str) -> None:
+        nonlocal pending
+        if pending is not None and comment_star:
+            notes.problem(Where(file, pending[0]), f"the statement ends with a comma (continued) "
+                          f"but line {n} is {what}: taken as ended there")
+            out.append(pending)
+            pending = None
+
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.expandtabs(8)
         if len(line) > 72 and _SEQUENCE.match(line[72:]):
             line = line[:72]
         if comment_star and line.startswith("*"):
+            cut(n, "a comment")
             if line[:7].upper() == "*DVHOPT":
                 notes.ignore("*DVHOPT", Where(file, n))
             continue
         body = line.strip()
         if not body:
+            cut(n, "blank")
             continue
+        if pending is not None and comment_star and \
+                body.split()[0].upper() in ("USER", "IDENTITY", "PROFILE", "SUBCONFIG"):
+            cut(n, f"another entry ({body.split()[0].upper()})")
         if pending is not None:
             start, so_far = pending
             body = f"{so_far} {body}"
@@ -294,7 +314,7 @@ class _Reader:
                                    "addresses (00 to 3F, or a range 01-03)")
                 return
             for a in addr:
-                e.cpus.setdefault(a, at)
+                e.defined_cpus.setdefault(a, at)
             return
         if len(up) >= 3 and "DEFINE".startswith(up[0]) and len(up[0]) >= 3 \
                 and "STORAGE".startswith(up[1]) and len(up[1]) >= 4:
@@ -373,6 +393,7 @@ def resolve(d: Directory, e: Entry, notes: Notes, member: str | None = None) -> 
     SUBCONFIG that ``BUILD ON member`` names (for an IDENTITY placed on ``member``)."""
     values: dict[str, tuple[Any, Where]] = {}
     cpus: dict[int, Where] = {}
+    defined: dict[int, Where] = {}
     layers: list[Entry] = []
     for name, at in e.includes:
         prof = d.profiles.get(name)
@@ -392,6 +413,11 @@ def resolve(d: Directory, e: Entry, notes: Notes, member: str | None = None) -> 
     for layer in layers:
         values.update(layer.values)
         cpus.update(layer.cpus)
+        defined.update(layer.defined_cpus)
+    if defined:
+        # the CPUs it logs on with (CPU 00 without CPU statements), and those it defines then
+        cpus = {**(cpus or {0: min(defined.values(), key=lambda w: w.line)}), **{
+            a: w for a, w in defined.items() if a not in cpus}}
     n = len(cpus) or 1
     where = None
     if cpus:

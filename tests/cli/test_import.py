@@ -244,6 +244,46 @@ def test_continued_statement_is_one_statement(tmp_path: Path,
     assert (g.vcpus, g.share) == (2, 300)
 
 
+def test_a_continuation_ends_at_a_comment_a_blank_card_or_another_entry(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A stray comma at a statement's end must not swallow what follows: the next entry (and
+    its password, into the scenario's comments) or a CPU statement."""
+    (tmp_path / "D").write_text("USER X PW 2G 4G G\n  LINK MAINT 0190 0190 RR ,\n* comment\n"
+                                "  CPU 00\n  CPU 01\nUSER Y PW 1G 2G G ,\n\n"
+                                "USER Z SECRETZ 1G 2G G\nUSER W PW 1G 2G G ,\n"
+                                "USER V SECRETV 1G 2G G\n")
+    rc, out, err = run_cli(capsys, "import", "--directory", str(tmp_path / "D"),
+                           "-o", str(tmp_path / "s.toml"))
+    assert rc == 0, err
+    sc = load_scenario(tmp_path / "s.toml")
+    assert [g.userid for g in sc.guests] == ["X", "Y", "Z", "W", "V"]
+    assert guest(sc, "X").vcpus == 2
+    assert "D:2: the statement ends with a comma (continued) but line 3 is a comment" in out
+    assert "D:6:" in out and "line 7 is blank" in out
+    assert "D:9:" in out and "line 10 is another entry (USER)" in out
+    text = (tmp_path / "s.toml").read_text(encoding="utf-8")
+    assert "SECRET" not in text and "SECRET" not in out + err
+
+
+def test_defined_cpus_come_beside_the_cpu_a_guest_logs_on_with(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A virtual machine without CPU statements logs on with CPU 00: COMMAND DEFINE CPU adds
+    to it. Sequence fields of letters and digits in columns 73-80 are not part of a statement."""
+    seq = " " * 50
+    (tmp_path / "D").write_text(
+        "USER C1 PW 2G 4G G\n  COMMAND DEFINE CPU 01\n"
+        "USER C2 PW 2G 4G G\n  COMMAND DEFINE CPUS 01-3F\n"
+        "USER C3 PW 2G 4G G\n  CPU 00\n  CPU 01\n  COMMAND DEFINE CPUS 01-03\n"
+        f"USER C4 PW 2G 4G G\n  STORAGE 6G{seq}{' ' * 10}LNXA0040\n")
+    rc, out, err = run_cli(capsys, "import", "--directory", str(tmp_path / "D"),
+                           "-o", str(tmp_path / "s.toml"))
+    assert rc == 0, err
+    sc = load_scenario(tmp_path / "s.toml")
+    assert [guest(sc, u).vcpus for u in ("C1", "C2", "C3")] == [2, 64, 4]
+    assert guest(sc, "C4").storage_pages == 6 * PAGES_PER_GB
+    assert "LNXA0040" not in (tmp_path / "s.toml").read_text(encoding="utf-8")
+
+
 # --- the command as a planner runs it ------------------------------------------------------------
 
 def test_cli_writes_a_scenario_that_check_and_run_accept(tmp_path: Path) -> None:
