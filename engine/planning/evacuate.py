@@ -350,9 +350,18 @@ def run_job(job: RunJob) -> dict[str, Any]:
             refused[text.split()[3]] = " ".join(resp)
     rels = [r.to_dict(sim.t) for r in sim.reloc.all if r.guest.userid in mine
             and r.t_start >= job.at_s - 1e-9]
-    # the destinations' working sets against their frames, the plan done; and against all of
-    # their frames together (no plan that moves the same guests leaves them less short)
-    over = [sim.members[d].frames_over(sim.guests_on(d)) for d in job.dests]
+    # the destinations' working sets against their frames, the plan done (a guest still on
+    # its way, or not started yet, counts where the plan sends it: only a refusal or a
+    # relocation that ended without moving it leaves it behind); and against all of their
+    # frames together (no plan that moves the same guests leaves them less short)
+    failed = set(refused) | {r["guest"] for r in rels if r["ended"] and r["result"] != "relocated"}
+    coming: dict[str, list[Guest]] = {}
+    for uid, dest in cand.moves:
+        g = sim.guests[uid]
+        if g.member != dest and uid not in failed:
+            coming.setdefault(dest, []).append(g)
+    over = [sim.members[d].frames_over(sim.guests_on(d) + coming.get(d, []))
+            for d in job.dests]
     short = sum(max(0, x) for x in over)
     pooled = max(0, sum(over))
     return {"issued": issued, "relocations": rels, "refused": refused, "end_s": sim.t,
@@ -832,18 +841,27 @@ def not_moved(result: EvacuationResult,
     for u, resp in run["refused"].items():
         out[u] = f"refused: {resp}"
     for r in run["relocations"]:
-        if r["result"] != "relocated" and (r["ended"] or not best.stopped):
+        if r["result"] != "relocated" and r["ended"]:
             out[r["guest"]] = f"{r['result']}: {r['message']}"
+        elif r["result"] != "relocated" and not best.stopped:
+            out[r["guest"]] = (f"still relocating when the window closed at t = "
+                               f"{run['end_s']:,.1f} s ({r['relocation_s']:,.1f} s after it "
+                               f"began)")
         elif r["start_s"] + r["relocation_s"] > result.at_s + result.window_s + 1e-6:
             out[r["guest"]] = "moved only after the window"
-    issued = {uid for _, uid, _, _ in run["issued"]}
+    issued = {uid: t for t, uid, _, _ in run["issued"]}
+    done = {r["guest"] for r in run["relocations"] if r["result"] == "relocated"}
     if best.stopped:
-        done = {r["guest"] for r in run["relocations"] if r["result"] == "relocated"}
         for u in planned - done - set(out):
             out[u] = (f"the plan was stopped at t = {run['end_s']:,.1f} s, once it could no "
                       f"longer beat the best plan")
-    for u in planned - issued:
-        out.setdefault(u, "not started within the window")
+    begun = {r["guest"] for r in run["relocations"]}
+    for u in planned - done - set(out):
+        why = " (SYNC: it waits for the one before to return)" \
+            if best.candidate.concurrency == 0 else ""
+        out[u] = (f"its command, issued at t = {issued[u]:,.1f} s, had not begun when the "
+                  f"window closed{why}" if u in issued and u not in begun
+                  else "not started within the window")
     return sorted(out.items())
 
 

@@ -144,3 +144,26 @@ def test_a_plan_that_leaves_a_destination_short_of_storage_ranks_below_a_slower_
     assert float(short[fast]) > 1.5  # 6 GB of working set on 4 GB
     assert float(totals[fast]) < float(totals[0]) / 3
     assert "VMRELOCATE MOVE USER BIG TO ROOMY" in out.split("Commands of the best plan")[1]
+
+
+def test_a_window_too_short_names_every_guest_left_behind_and_counts_those_under_way() -> None:
+    """With 10 s for twelve guests no plan moves them all. Every guest the best plan leaves
+    behind is listed with why (still relocating, or its command not begun), and the storage
+    the destinations are short of counts the guests on their way where the plan sends them."""
+    from ssisim.cli import bundled_dir
+    from ssisim.engine import evacuation_not_moved as not_moved
+    from ssisim.engine import plan_evacuation
+
+    path = bundled_dir() / "planning" / "shop-4.toml"
+    res = plan_evacuation(path.read_text(encoding="utf-8"), str(path), "MEMB1", at_s=300,
+                          window_s=10)
+    best = res.best
+    assert best.moved < len(res.guests)
+    left = dict(not_moved(res))
+    assert len(left) == len(res.guests) - round(best.moved)
+    assert all(re.search(r"\w+: \S", f"{u}: {why}") and why.strip() for u, why in left.items())
+    assert any(why.startswith("still relocating when the window closed") for why in left.values())
+    # the guests under way land where the plan sends them: none can leave less short than
+    # the destinations' frames pooled allow
+    for o in res.outcomes:
+        assert round(o.short_gb, 1) >= round(o.least_short_gb, 1) > 0
