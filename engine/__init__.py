@@ -72,6 +72,7 @@ from .planning.sweep import Point as SweepPoint
 from .planning.sweep import (
     SweepError,
     check_measures,
+    no_time_note,
     parse_vary,
     run_sweep,
     sensitivity_points,
@@ -139,7 +140,8 @@ __all__ = [
     "SampleFeed", "SampleSet", "ScenarioConfig", "ScenarioError", "scenario_warnings",
     "sensitivity_points",
     "sensitivity_table", "Session", "session_text", "Simulation", "size_to_pages", "Snapshot",
-    "StoreError", "SVMotionModel", "SWEEP_MEASURES", "sweep_table", "SweepError", "SweepPoint",
+    "StoreError", "SVMotionModel", "SWEEP_MEASURES", "sweep_table", "no_time_note", "SweepError",
+    "SweepPoint",
     "THROTTLE_REASONS", "THROTTLE_STYLE", "Ticket", "TimelineEntry", "validate", "validate_series",
     "validation_sensitivity", "VERBS", "VmrelocateCancel", "VmrelocateMove", "VmrelocateTest",
     "VolumeConfig", "warmup_kernels", "workload_names", "WORKLOAD_TYPES", "WorkloadError",

@@ -485,6 +485,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     bar.close()
     rows = engine.sweep_table(points, results, measures)
     cols = _print_sweep_table(rows)
+    for line in engine.no_time_note(points, results, measures):
+        say(line)
     if args.csv:
         with Path(args.csv).open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
@@ -584,8 +586,8 @@ def cmd_show_sweep(args: argparse.Namespace) -> int:
     with _open_existing_store(args.db, f"sweep {args.sweep_id}") as store:
         rec = _stored_sweep(store, args.sweep_id, args.db)
         points = store.sweep_points(args.sweep_id)
-    rows = engine.sweep_table([engine.SweepPoint(p["values"], p["seed"], "") for p in points],
-                              [p["measures"] for p in points], rec["measures"])
+    shown = [engine.SweepPoint(p["values"], p["seed"], "") for p in points]
+    rows = engine.sweep_table(shown, [p["measures"] for p in points], rec["measures"])
     if args.json:
         _write_json({"sweep": {k: v for k, v in rec.items() if k != "scenario_text"},
                      "rows": rows}, args.json)
@@ -598,6 +600,8 @@ def cmd_show_sweep(args: argparse.Namespace) -> int:
     for p, vs in rec["varies"]:
         say(f"  --vary {terminal_text(p)}={terminal_text(','.join(map(str, vs)))}")
     _print_sweep_table(rows)
+    for line in engine.no_time_note(shown, [p["measures"] for p in points], rec["measures"]):
+        say(line)
     return 0
 
 

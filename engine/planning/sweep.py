@@ -76,6 +76,13 @@ MEASURES: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
     "relocations_done": ("relocations that completed",
                          lambda s: float(sum(1 for r in s["relocations"]
                                              if r.get("result") == "relocated"))),
+    "relocations_unfinished": ("relocations still under way when the run ended",
+                               lambda s: float(sum(1 for r in s["relocations"]
+                                                   if not r.get("ended", True)))),
+    "relocations_refused": ("VMRELOCATE MOVE commands CP refused",
+                            lambda s: float(sum(1 for c in s.get("commands", ())
+                                                if c.get("rc") and str(c.get("command", ""))
+                                                .upper().startswith("VMRELOCATE MOVE")))),
     "throttle_s": ("seconds of throttling, all relocations and reasons", _throttle_s),
     "held_s": ("seconds the relocations' pages waited (reasons at the same time count once)",
                _held_s),
@@ -88,8 +95,29 @@ MEASURES: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
     "page_out_per_s": ("highest mean page-out rate of any member (pages/s)",
                        lambda s: max(m["rates_per_s"]["page_out"] for m in s["members"])),
 }
+#: measures every point also takes: why a run shows no relocation time (``no_time_note``)
+WHY_NO_TIME = ("relocations_unfinished", "relocations_refused")
 #: per guest: ``throughput.USERID`` (mean throughput in the guest's unit)
 GUEST_MEASURES = {"throughput": "mean throughput of the guest, in its workload's unit"}
+
+
+def no_time_note(points: list[Point], results: list[dict[str, float | None]],
+                 measures: list[str]) -> list[str]:
+    """Lines that say why points show no relocation time (``-``): a relocation still under
+    way when the run ended, or one CP refused. Empty when no relocation time is measured or
+    every point has its time."""
+    if not {"relocation_s", "quiesce_s"} & set(measures):
+        return []
+    out = []
+    for key, what in (("relocations_unfinished", "a relocation was still under way when the run "
+                       "ended (its time is not known: --until later)"),
+                      ("relocations_refused", "CP refused a relocation (VMRELOCATE MOVE)")):
+        at = [", ".join(f"{p}={v}" for p, v in pt.values) + f" (seed {pt.seed})"
+              for pt, r in zip(points, results) if (r.get(key) or 0) > 0]
+        if at:
+            shown = "; ".join(at[:5]) + (f"; and {len(at) - 5} more" if len(at) > 5 else "")
+            out.append(f"'-' at {len(at)} point(s): {what}: {shown}")
+    return out
 
 
 def measure(summary: dict[str, Any], name: str) -> float | None:
@@ -342,7 +370,9 @@ def run_point_summary(point: Point, measures: list[str], until_s: float | None =
     sim = Simulation(cfg, seed=point.seed)
     sim.run_until(cfg.duration_s if until_s is None else until_s)
     summary = build_summary(sim)
-    return {m: measure(summary, m) for m in measures}, summary
+    # (and why a relocation's time may be missing, for the note under the table)
+    return {m: measure(summary, m) for m in [*measures, *WHY_NO_TIME]
+            if m in measures or m in WHY_NO_TIME}, summary
 
 
 def _run_packed(args: tuple[Point, list[str], float | None, bool]) -> Any:

@@ -14,6 +14,7 @@ from ssisim.engine import (
     SweepError,
     check_measures,
     find_scenario,
+    load_scenario,
     parse_vary,
     plan_sweep,
     run_sweep,
@@ -162,6 +163,9 @@ def test_a_relocation_the_run_ended_before_has_no_time_in_the_table(capsys, tmp_
                         "relocations_done", "--csv", str(tmp_path / "t.csv"), "-q", "--workers",
                         "1", "--no-store")
     assert rc == 0, err
+    # the table says why the point has no time: not "nothing happened"
+    assert "'-' at 1 point(s): a relocation was still under way when the run ended" in out
+    assert "run.duration_s=70 (seed" in out and "run.duration_s=120" not in out.split("'-'")[1]
     with (tmp_path / "t.csv").open(encoding="utf-8") as f:
         rows = {r["run.duration_s"]: r for r in csv.DictReader(f)}
     assert rows["70"]["relocation_s mean"] in ("", "-")
@@ -195,3 +199,14 @@ def test_held_counts_once_the_throttles_that_hold_the_pages_back_together(capsys
     with pytest.raises(SystemExit):
         main(["sweep", "--help"])
     assert "held_s" in capsys.readouterr().out
+
+
+def test_a_point_where_cp_refuses_the_relocation_says_so(capsys, tmp_path: Path):
+    """A destination without the paging space the guest may need: CP refuses the relocation,
+    and the table says that is why the point has no time."""
+    rc, out, err = call(capsys, "sweep", str(IDLE), "--vary", "member.DST.volume.0.size=1G,256G",
+                        "-q", "--workers", "1", "--no-store")
+    assert rc == 0, err
+    note = [ln for ln in out.splitlines() if ln.startswith("'-' at")]
+    assert note == ["'-' at 1 point(s): CP refused a relocation (VMRELOCATE MOVE): "
+                    f"member.DST.volume.0.size=1G (seed {load_scenario(IDLE).seed})"], out
