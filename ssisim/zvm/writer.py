@@ -159,6 +159,10 @@ def build_plan(d: Directory, sc: SystemConfig | None, q: Queries | None, rules: 
 
         raise InputError(f"{d.file}: nothing to import: no USER or IDENTITY entry could be used")
     members = [_member(m, origin, facts[m], sc, guests, notes) for m, origin in found]
+    for v in (sc.volumes if sc else []):
+        if v.member is not None and v.member not in names:
+            notes.problem(v.where, f"CP_OWNED SLOT {v.slot} {v.volid} belongs to {v.member}, "
+                          f"not a member of the cluster ({', '.join(names)}): not imported")
     links = _links(names, sc, notes)
     timeline = [(f"SET SHARE {g.userid} ABSOLUTE {g.share_absolute.value:g}%",
                  g.share_absolute.origin)
@@ -262,6 +266,10 @@ def _guest(g: Guest, member: Sourced, logged_on: bool, q: Queries | None,
     if machine is not None:
         plan.remarks.append(f"machine mode {machine[0]}: {machine[1].cite()}")
     most = g.values.get("maxstorage")
+    if most is not None and storage[0] > most[0] and storage is not (v.storage if v else None):
+        notes.problem(storage[1], f"{g.userid}: storage {size_text(storage[0])} is more than its "
+                      f"MAXSTORAGE {size_text(most[0])} (line {most[1].line}), which z/VM does "
+                      f"not accept; {size_text(storage[0])} imported")
     if most is not None:
         plan.remarks.append(f"maximum storage {size_text(most[0])} ({most[1]}): only limits "
                             "DEFINE STORAGE; not modelled")

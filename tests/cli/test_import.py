@@ -284,6 +284,22 @@ def test_defined_cpus_come_beside_the_cpu_a_guest_logs_on_with(
     assert "LNXA0040" not in (tmp_path / "s.toml").read_text(encoding="utf-8")
 
 
+def test_storage_over_maxstorage_and_volumes_of_a_member_outside_the_cluster_are_reported(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "D").write_text("USER BIG PW 6G 4G G\nUSER OK PW 2G 4G G\n")
+    (tmp_path / "C").write_text("SSI T PDR_VOLUME COM001, SLOT 1 A1, SLOT 2 A2\n"
+                                "A1: CP_OWNED SLOT 5 A1P001\nBEGIN A3\n"
+                                "  CP_OWNED SLOT 5 A3P001\nEND A3\n")
+    rc, out, err = run_cli(capsys, "import", "--directory", str(tmp_path / "D"),
+                           "--system-config", str(tmp_path / "C"), "-o", str(tmp_path / "s.toml"))
+    assert rc == 0, err
+    assert "D:1: BIG: storage 6G is more than its MAXSTORAGE 4G (line 1)" in out
+    assert "OK: storage" not in out
+    assert "C:4: CP_OWNED SLOT 5 A3P001 belongs to A3, not a member of the cluster (A1, A2)" in out
+    written = (tmp_path / "s.toml").read_text(encoding="utf-8")
+    assert "A3P001" not in written.split("[[member]]", 1)[1]
+
+
 # --- the command as a planner runs it ------------------------------------------------------------
 
 def test_cli_writes_a_scenario_that_check_and_run_accept(tmp_path: Path) -> None:
