@@ -141,6 +141,9 @@ def check_measures(names: Iterable[str], userids: Iterable[str]) -> list[str]:
         if n in MEASURES or (dot and kind in GUEST_MEASURES and userid.upper() in ids):
             out.append(n if n in MEASURES else f"{kind}.{userid.upper()}")
             continue
+        if dot and kind in GUEST_MEASURES:
+            raise SweepError(f"--measure {n}: no guest {userid.upper()}; guests: "
+                             f"{', '.join(sorted(ids)) or '(none)'}")
         valid = ", ".join([*MEASURES, *(f"{k}.USERID" for k in GUEST_MEASURES)])
         raise SweepError(f"--measure {n}: no such measure; measures: {valid}")
     return out

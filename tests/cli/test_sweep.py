@@ -105,6 +105,9 @@ def test_an_unknown_measure_lists_the_valid_ones(capsys):
     rc, _out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=4G",
                          "--measure", "speed")
     assert rc == 1 and "no such measure; measures: relocation_s" in err
+    rc, _out, err = call(capsys, "sweep", str(IDLE), "--vary", "guest.LNX100.storage=4G",
+                         "--measure", "throughput.NOSUCH")
+    assert rc == 1 and "--measure throughput.NOSUCH: no guest NOSUCH; guests: LNX100" in err
 
 
 @pytest.mark.slow
