@@ -358,6 +358,9 @@ class LPMEngine(MoveEngine[LPMove]):
                       {"pass": cur.number, "pages": cur.units, "seconds": round(cur.seconds, 6)},
                       at=self._now)
         if mv.state == "post-copy":
+            # every page's final version has arrived: nothing pending
+            assert mv.pending is not None
+            assert M.count_bits(mv.pending, mv.cursor, mv.end_word) == 0
             self._finish(mv, "done", "migrated",
                          f"Partition {g.userid} has been migrated from {mv.source} to {mv.dest}")
             return
