@@ -882,7 +882,10 @@ def commands_text(result: EvacuationResult, outcome: Outcome | None = None) -> s
             # the step in which they ended
             ended = [u for u, e in ends.items() if abs(e - t) <= 2e-3] or \
                 [u for u, e in ends.items() if t - run["step_s"] - 1e-6 < e <= t + 1e-6]
-            when = "at once" if t <= result.at_s + 1e-9 else \
+            # (the first batch goes at once: at --at, or the first step after it when --at
+            # falls between steps)
+            when = "at once" if i < c.concurrency and t <= result.at_s + run["step_s"] + 1e-9 \
+                else \
                 f"when {', '.join(sorted(ended)) or 'a relocation'} " \
                 f"{'have' if len(ended) > 1 else 'has'} ended"
         lines.append(f"t={t:>9,.1f}s  {_clock(t)}  {text}    ({when})")

@@ -167,3 +167,19 @@ def test_a_window_too_short_names_every_guest_left_behind_and_counts_those_under
     # the destinations' frames pooled allow
     for o in res.outcomes:
         assert round(o.short_gb, 1) >= round(o.least_short_gb, 1) > 0
+
+
+def test_the_first_commands_go_at_once_when_the_start_falls_between_steps() -> None:
+    """--at 301 on a shop of 2 s steps: the first batch goes at the first step after it, and
+    the commands say "at once", not that they wait for a relocation to end."""
+    from ssisim.cli import bundled_dir
+    from ssisim.engine import evacuation_commands, plan_evacuation
+
+    path = bundled_dir() / "planning" / "shop-4.toml"
+    res = plan_evacuation(path.read_text(encoding="utf-8"), str(path), "MEMB1", at_s=301,
+                          window_s=120)
+    k = res.best.candidate.concurrency
+    lines = evacuation_commands(res).splitlines()
+    first = lines[:max(1, k)]
+    assert all(ln.endswith("(at once)") for ln in first), first
+    assert not any(ln.endswith("(at once)") for ln in lines[max(1, k):]), lines
