@@ -374,8 +374,7 @@ def run_point_summary(point: Point, measures: list[str], until_s: float | None =
     sim.run_until(cfg.duration_s if until_s is None else until_s)
     summary = build_summary(sim)
     # (and why a relocation's time may be missing, for the note under the table)
-    return {m: measure(summary, m) for m in [*measures, *WHY_NO_TIME]
-            if m in measures or m in WHY_NO_TIME}, summary
+    return {m: measure(summary, m) for m in dict.fromkeys([*measures, *WHY_NO_TIME])}, summary
 
 
 def _run_packed(args: tuple[Point, list[str], float | None, bool]) -> Any:

@@ -17,7 +17,10 @@ _GLOBAL = ("DIRECTORY", "GLOBALOPTS", "GLOBALDEFS", "POOL")
 # password and is never copied into the scenario or printed.
 _NOT_PASSWORDS = ("NOLOG", "NOPASS", "AUTOONLY", "LBYONLY")
 _MACHINES = ("ESA", "XA", "XC", "Z")
-_SEQUENCE = re.compile(r"^\s*[A-Za-z0-9$#@]*\s*$")  # columns 73-80: a sequence field
+#: columns 73-80 of a directory card: a sequence field (digits, or letters and digits); of a
+#: SYSTEM CONFIG record only digits are taken for one
+_SEQUENCE = re.compile(r"^\s*[A-Za-z0-9$#@]*\s*$")
+_SEQUENCE_DIGITS = re.compile(r"^\s*\d*\s*$")
 _HEX = re.compile(r"^[0-9A-F]{1,2}$")
 
 
@@ -84,7 +87,7 @@ def logical_lines(text: str, file: str, notes: Notes,
 
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.expandtabs(8)
-        if len(line) > 72 and _SEQUENCE.match(line[72:]):
+        if len(line) > 72 and (_SEQUENCE if comment_star else _SEQUENCE_DIGITS).match(line[72:]):
             line = line[:72]
         if comment_star and line.startswith("*"):
             cut(n, "a comment")
