@@ -356,14 +356,19 @@ class CommandProcessor:
         return self._reloc_status(want)
 
     def _cancel_move(self, verb: str, code: str, engine: Any, userid: str, issuer: str,
-                     none: str, done: str) -> list[str]:
+                     none: str, done: str,
+                     too_late: Callable[[Any], str | None] | None = None) -> list[str]:
         """VMRELOCATE, VMOTION and LPM CANCEL: the operator stops a guest's migration now.
-        ``none`` and ``done`` are the messages, with ``{g}`` (the guest) and ``{mv}``."""
+        ``none`` and ``done`` are the messages, with ``{g}`` (the guest) and ``{mv}``;
+        ``too_late(mv)``: why the migration can no longer be cancelled (``HCP{code}1947E``)."""
         self._operator_only(issuer, verb)
         g = self.guest(userid, code)
         mv = engine.of(g.userid)
         if mv is None:
             raise CPError(f"HCP{code}1945E", none.format(g=g.userid))
+        why = too_late(mv) if too_late is not None else None
+        if why:
+            raise CPError(f"HCP{code}1947E", why)
         engine.cancel(mv, issuer)
         return [done.format(g=g.userid, mv=mv)]
 
@@ -537,17 +542,14 @@ class CommandProcessor:
                 f"pass {len(m.passes)}  {m.units_moved} pages sent" for m in act]
 
     def _lpm_cancel(self, cmd: G.LpmCancel, issuer: str, member: str) -> list[str]:
-        self._operator_only(issuer, "LPM")
-        mv = self.sim.lpm.of(self.guest(cmd.userid, "LPM").userid)
-        if mv is not None and mv.state == "post-copy":
-            raise CPError("HCPLPM1947E", f"{mv.guest.userid} already runs on {mv.dest}: its "
-                          f"last changed pages are on their way, and the migration can no "
-                          f"longer be cancelled")
         return self._cancel_move(
             "LPM", "LPM", self.sim.lpm, cmd.userid, issuer,
             "No partition migration of {g} is in progress",
             "Partition migration of {g} to {mv.dest} is cancelled; it keeps running on "
-            "{mv.source}")
+            "{mv.source}",
+            lambda mv: f"{mv.guest.userid} already runs on {mv.dest}: its last changed pages "
+                       f"are on their way, and the migration can no longer be cancelled"
+            if mv.state == "post-copy" else None)
 
     def _lpm(self, cmd: G.Lpm, issuer: str, member: str) -> list[str]:
         self._operator_only(issuer, "LPM")

@@ -26,7 +26,7 @@ class MoveRecord:
     """What every migration's record has: the fields are declared by each record's dataclass."""
 
     #: the states in which the migration is under way
-    ACTIVE_STATES: ClassVar[tuple[str, ...]] = ("setup", "copying", "quiesced")
+    ACTIVE_STATES: ClassVar[tuple[str, ...]] = MIGRATION_ACTIVE_STATES
 
     guest: Guest
     source: str
@@ -99,8 +99,6 @@ class MovePass:
 @dataclass(eq=False)
 class Migration(MoveRecord):
     """A migration from command to completion or failure; ``kind`` is "vmotion" or "lpm"."""
-
-    ACTIVE_STATES = MIGRATION_ACTIVE_STATES
 
     kind: str
     guest: Guest

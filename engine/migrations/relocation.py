@@ -584,8 +584,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 clock = self._clock
                 # a page in the source's XSTOR is read into a frame first, synchronously: CP's
                 # paging work of a page, on the relocation's processor
-                xstor_s = self.paging.cp_cpu_per_page_s / src.cfg.cpu_speed \
-                    * self.cpu_stretch.get(r, 1.0)
+                xstor_s = self.paging.cp_cpu_per_page_s * src_cpu
                 # (time for the budget's pages and half a page more: without reads to wait
                 # for, the page count ends the call, not rounding in the kernel's clock)
                 K.send_pages(g.planes, shadow.planes, r.cursor, budget_pages,

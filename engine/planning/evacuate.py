@@ -855,13 +855,12 @@ def not_moved(result: EvacuationResult,
         for u in planned - done - set(out):
             out[u] = (f"the plan was stopped at t = {run['end_s']:,.1f} s, once it could no "
                       f"longer beat the best plan")
-    begun = {r["guest"] for r in run["relocations"]}
+    # (a guest whose relocation began is done or listed by now)
     for u in planned - done - set(out):
         why = " (SYNC: it waits for the one before to return)" \
             if best.candidate.concurrency == 0 else ""
         out[u] = (f"its command, issued at t = {issued[u]:,.1f} s, had not begun when the "
-                  f"window closed{why}" if u in issued and u not in begun
-                  else "not started within the window")
+                  f"window closed{why}" if u in issued else "not started within the window")
     return sorted(out.items())
 
 
@@ -884,10 +883,9 @@ def commands_text(result: EvacuationResult, outcome: Outcome | None = None) -> s
                 [u for u, e in ends.items() if t - run["step_s"] - 1e-6 < e <= t + 1e-6]
             # (the first batch goes at once: at --at, or the first step after it when --at
             # falls between steps)
-            when = "at once" if i < c.concurrency and t <= result.at_s + run["step_s"] + 1e-9 \
-                else \
-                f"when {', '.join(sorted(ended)) or 'a relocation'} " \
-                f"{'have' if len(ended) > 1 else 'has'} ended"
+            first = i < c.concurrency and t <= result.at_s + run["step_s"] + 1e-9
+            when = "at once" if first else (f"when {', '.join(sorted(ended)) or 'a relocation'} "
+                                            f"{'have' if len(ended) > 1 else 'has'} ended")
         lines.append(f"t={t:>9,.1f}s  {_clock(t)}  {text}    ({when})")
     if chosen.stopped:
         lines.append(f"(stopped at t = {run['end_s']:,.1f} s, once it could no longer beat the "
