@@ -525,7 +525,7 @@ class Simulation:
             vcpus_left = sum(g.cfg.vcpus for g in order)
             for g in order:
                 rest = max(0.0, until - g.ran_s)
-                share = alloc.get(g.userid, 0.0)
+                share = alloc.get(g.userid, 0.0) * g.running_share
                 if rest > 0:
                     part = [pool[0] * g.cfg.vcpus / vcpus_left]
                     given = part[0]
@@ -552,6 +552,7 @@ class Simulation:
             g.units_acc = 0.0
             g.ran_s = 0.0
             g.cpu_rate = alloc.get(g.userid, 0.0) / dt
+            g.running_share = 1.0
             given, g.cpu_step_given = g.cpu_step_given, 0.0
             used, g.cpu_step_used = g.cpu_step_used, 0.0
             g.cpu_need = used / dt if 0.0 < given and used < CPU_BOUND * given else None

@@ -29,6 +29,9 @@ from .pages import popcount64, splitmix_next
 TRACK_ALL = 0  # every write marks the unit dirty (DBT, a snapshot's delta)
 TRACK_COPIED = 1  # only a unit not pending in this pass (incremental DBT, LPM)
 TRACK_NONE = 2  # nothing is marked; writes to copied units are counted (IO mirroring)
+#: a touch of a unit still pending takes it out of the pass: it is fetched on demand (LPM's
+#: post-copy); W_MARKED counts the units fetched
+TRACK_FETCH = 3
 
 # Indices into a write kernel's ``out`` array (int64); the kernels add to them.
 W_WRITES = 0  # writes applied
@@ -120,6 +123,11 @@ def _mark(dirty: np.ndarray, pending: np.ndarray, hot: np.ndarray, track_hot: bo
     bit = _ONE << np.uint64(i & 63)
     out[W_WRITES] += 1
     is_pending = (pending[w] & bit) != 0
+    if mode == TRACK_FETCH:
+        if is_pending:
+            pending[w] &= ~bit
+            out[W_MARKED] += 1
+        return
     if not is_pending:
         out[W_COPIED] += 1
     if mode == TRACK_NONE or (mode == TRACK_COPIED and is_pending):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..basics.units import PAGES_PER_GB
+from ..basics.workloads import RegionPlan
 from ..kernels import moves as M
 from ..world.state import Guest, Member
 from ..world.world import World
@@ -81,6 +82,13 @@ class LPMModel:
     progress_fraction: float = 0.05
     no_progress_passes: int = 3
     max_passes: int = 12
+    #: A page the partition touches on the destination before it arrived is fetched on
+    #: demand: the touching virtual processor waits for a request to the source's MSP and the
+    #: page's return (assumed, no source gives it: a TCP request and reply through two VIOS
+    #: partitions and the hypervisor, about 0.2 ms; 10 Gb carries a page in 3.3 us, so the
+    #: round trip, not the link, sets it). A partition that touches many pages still on the
+    #: source runs at a crawl until the background copy has sent them.
+    fetch_s: float = 0.0002
 
 
 MODEL = LPMModel()
@@ -153,6 +161,7 @@ class LPMove(Migration):
     dirty_best: float = math.inf
     no_progress: int = 0
     switch_left_s: float = 0.0
+    post_left: int = 0  # pages the post-copy has still to send or fetch
     wire_pages: float = 0.0  # pages' worth of bytes on the links, after compression
     #: frames the destination holds for the partition's memory until the move ends
     #: (``Member.lpm_frames``)
@@ -286,11 +295,14 @@ class LPMEngine(MoveEngine[LPMove]):
                 # the links shared with other migrations hold it below its threads' pace
                 mv.throttle_s["msp:shared"] = mv.throttle_s.get("msp:shared", 0.0) + left
             assert mv.pending is not None
+            if mv.state == "post-copy":
+                left -= self._fetches(mv, left, rate, ratio, dt)
             c = self._c
             M.copy_pending(mv.pending, mv.cursor, mv.end_word, left, 1.0 / rate, 0.0, 0.0, c)
             done = c[M.C_DONE] > 0.5
             used = float(c[M.C_USED_S]) if done else left
             sent = int(c[M.C_UNITS])
+            mv.post_left -= sent
             mv.cursor = int(c[M.C_CURSOR])
             mv.passes[-1].units += sent
             mv.units_moved += sent
@@ -303,51 +315,120 @@ class LPMEngine(MoveEngine[LPMove]):
                 mv.passes[-1].end_s = self._now
                 self._end_pass(mv, rate)
 
+    def _touches(self, mv: LPMove, seconds: float) -> list[tuple[int, RegionPlan, int, float]]:
+        """The partition's page touches in ``seconds`` of running, from its workload's plan:
+        (the region's index, the region, its end within the partition, touches)."""
+        g = mv.guest
+        speed = self.sim.members[g.member or mv.source].cfg.cpu_speed
+        out = []
+        for i, p in enumerate(g.workload.plan(seconds)):
+            hi = min(p.hi, mv.npages)
+            if hi <= p.lo:
+                continue
+            if p.log_q < 0:
+                n = -p.log_q * (hi - p.lo)
+            else:
+                # a walk goes as far as its rate allows, and its CPU: the processors' worth the
+                # partition had in its last step, its part of them for this walk
+                n = float(min(p.max_cover, 1 << 40))
+                if p.cpu_s_per_touch > 0:
+                    n = min(n, g.cpu_rate * seconds * speed * p.budget_share / p.cpu_s_per_touch)
+            out.append((i, p, hi, n))
+        return out
+
+    def _apply(self, mv: LPMove, i: int, p: RegionPlan, hi: int, touches: float,
+               mode: int) -> None:
+        """Apply a region's touches (carried over in fractions) to the move's bitmaps."""
+        assert mv.dirty is not None and mv.pending is not None and mv.rng is not None
+        acc = mv.write_acc.get(i, 0.0) + touches
+        n = int(acc)
+        mv.write_acc[i] = acc - n
+        if n <= 0:
+            return
+        if p.log_q < 0:
+            M.write_random(mv.dirty, mv.pending, self._noprev, False, mode, p.lo, hi, n, mv.rng,
+                           self._w)
+        else:
+            n = min(n, hi - p.lo)  # a lap of the region at most per chunk
+            start = mv.seq_cursors.get(i, p.lo)
+            M.write_range(mv.dirty, mv.pending, self._noprev, False, mode, p.lo, hi, start, n,
+                          self._w)
+            mv.seq_cursors[i] = p.lo + (start - p.lo + n) % (hi - p.lo)
+
     def _writes(self, mv: LPMove, seconds: float) -> None:
         """The partition's memory writes during ``seconds``, from its workload's plan.
 
         A write to a page not yet copied in this pass is not tracked: the copy will take the
         page as it is then.
         """
-        g = mv.guest
-        if g.stopped_by or seconds <= 0:
+        if mv.guest.stopped_by or seconds <= 0:
             return
-        assert mv.dirty is not None and mv.pending is not None and mv.rng is not None
         w = self._w
         w[:] = 0
         w[M.W_LO] = 1 << 62
-        speed = self.sim.members[mv.source].cfg.cpu_speed
-        for i, p in enumerate(g.workload.plan(seconds)):
-            hi = min(p.hi, mv.npages)
-            if hi <= p.lo or p.write_frac <= 0:
-                continue
-            if p.log_q < 0:
-                writes = -p.log_q * (hi - p.lo) * p.write_frac
-            else:
-                # a walk goes as far as its rate allows, and its CPU: the processors' worth the
-                # partition had in its last step, its part of them for this walk
-                cover = float(min(p.max_cover, 1 << 40))
-                if p.cpu_s_per_touch > 0:
-                    cover = min(cover, g.cpu_rate * seconds * speed * p.budget_share
-                                / p.cpu_s_per_touch)
-                writes = cover * p.write_frac
-            acc = mv.write_acc.get(i, 0.0) + writes
-            n = int(acc)
-            mv.write_acc[i] = acc - n
-            if n <= 0:
-                continue
-            if p.log_q < 0:
-                M.write_random(mv.dirty, mv.pending, self._noprev, False, M.TRACK_COPIED, p.lo,
-                               hi, n, mv.rng, w)
-            else:
-                n = min(n, hi - p.lo)  # a lap of the region at most per chunk
-                start = mv.seq_cursors.get(i, p.lo)
-                M.write_range(mv.dirty, mv.pending, self._noprev, False, M.TRACK_COPIED, p.lo,
-                              hi, start, n, w)
-                mv.seq_cursors[i] = p.lo + (start - p.lo + n) % (hi - p.lo)
+        for i, p, hi, n in self._touches(mv, seconds):
+            if p.write_frac > 0:
+                self._apply(mv, i, p, hi, n * p.write_frac, M.TRACK_COPIED)
         if w[M.W_HI] > 0:
             mv.dirty_lo = min(mv.dirty_lo, int(w[M.W_LO]))
             mv.dirty_hi = max(mv.dirty_hi, int(w[M.W_HI]))
+
+    def _fetches(self, mv: LPMove, left: float, rate: float, ratio: float, step: float) -> float:
+        """Post-copy: the partition runs on the destination while its last changed pages are
+        sent, for at most ``left`` seconds of this ``step``. A page it touches (read or write)
+        before the copy sent it is fetched on demand, and the touching virtual processor waits
+        ``fetch_s`` for it. Solves the share ``s`` of the time the partition's processors run:
+        with touches in proportion to it, ``s + fetched(s) * fetch_s / vcpus / window = 1``;
+        applies those touches (the fetched pages leave the pass) and slows the partition's work
+        of the step by what it waited (``Guest.running_share``). Returns the link's seconds the
+        fetched pages took."""
+        g = mv.guest
+        assert mv.pending is not None
+        window = min(left, mv.post_left / rate)
+        if g.stopped_by or window <= 1e-9:
+            return 0.0
+        regions = []
+        for i, p, hi, n in self._touches(mv, window):
+            pend = M.count_bits(mv.pending, p.lo // 64, (hi + 63) // 64)
+            if pend and n > 0:
+                regions.append((i, p, hi, n, pend))
+        if not regions:
+            return 0.0
+
+        def fetched(s: float) -> float:
+            # random touches find a pending page with the chance a page is still untouched;
+            # a walk finds them as densely as they lie in its region
+            return sum(pend * (-math.expm1(-n * s / (hi - p.lo)) if p.log_q < 0
+                               else min(1.0, n * s / (hi - p.lo)))
+                       for _, p, hi, n, pend in regions)
+
+        per_page = self.model.fetch_s / max(1, g.cfg.vcpus) / window
+        lo_s, hi_s = 0.0, 1.0
+        for _ in range(50):
+            mid = 0.5 * (lo_s + hi_s)
+            if mid + fetched(mid) * per_page > 1.0:
+                hi_s = mid
+            else:
+                lo_s = mid
+        s = lo_s
+        w = self._w
+        w[:] = 0
+        w[M.W_LO] = 1 << 62
+        for i, p, hi, n, _ in regions:
+            span = hi - p.lo
+            # (random touches beyond a few laps of the region find nothing more)
+            self._apply(mv, i, p, hi, min(n * s, 8.0 * span) if p.log_q < 0 else n * s,
+                        M.TRACK_FETCH)
+        got = int(w[M.W_MARKED])
+        mv.post_left -= got
+        mv.passes[-1].units += got
+        mv.units_moved += got
+        mv.wire_pages += got / ratio
+        mv.cost["fetched_pages"] += got
+        waited = (1.0 - s) * window
+        mv.cost["fetch_wait_s"] += waited
+        g.running_share = max(0.0, g.running_share - waited / step)
+        return min(left, got / rate)
 
     def _end_pass(self, mv: LPMove, rate: float) -> None:
         g = mv.guest
@@ -415,6 +496,8 @@ class LPMEngine(MoveEngine[LPMove]):
             self._end_pass(mv, 0.0)
             return
         mv.cost["post_copy_pages"] = float(left)
+        mv.cost["fetched_pages"] = mv.cost["fetch_wait_s"] = 0.0
+        mv.post_left = left
         self.sim.emit("LPM_RESUME", mv.dest, g.userid,
                       f"{g.userid} resumed on {mv.dest}; {left} changed pages follow (a page "
                       f"touched before it arrives is fetched from {mv.source})", at=self._now)

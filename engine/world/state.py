@@ -175,6 +175,9 @@ class Guest:
         #: its walks found the paging devices' I/O of the step used up (reads left waiting)
         self.io_short = False
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
+        #: share of this step its virtual CPUs run rather than wait for pages fetched from
+        #: another server (LPM's post-copy sets it before the members step)
+        self.running_share = 1.0
         self.peak: dict[str, int] = {"xstor": 0, "dasd": 0, "central": 0}
         self.episode_last_out = -1e30
         self.episode_start: float | None = None

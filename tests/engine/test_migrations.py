@@ -233,6 +233,44 @@ def test_a_partition_writing_faster_than_the_links_is_stopped_only_for_the_switc
     assert sim.verify() == []
 
 
+def test_a_partition_in_post_copy_waits_for_the_pages_it_touches_before_they_came():
+    """On the destination before its last changed pages, a partition that touches one of them
+    waits while it is fetched from the source: a heavy writer crawls until the copy has sent
+    them, then runs at its full pace again."""
+    writer = '{ type = "randchange", fraction = 1.0, rate_pages_s = 2000000 }'
+    sim = lpm_scenario(16, 10, workload=writer)
+    g = sim.guests["LPAR"]
+    for _ in range(6):
+        sim.step()
+    before = g.units_step
+    assert sim.execute("LPM LPAR TO P2").ok
+    while sim.lpm.all[0].state != "post-copy":
+        sim.step()
+    during = [g.units_step]
+    while sim.lpm.active:
+        sim.step()
+        during.append(g.units_step)
+    sim.step()
+    after = g.units_step
+    assert after == pytest.approx(before, rel=0.1)
+    # (steps of 5 s: the post-copy's 6.4 s take most of two of them)
+    assert max(during) < 0.5 * after
+    cost = build_summary(sim)["migrations"][-1]["cost"]
+    # each page it fetched held one of its virtual processors for a round trip to the source
+    md = LPMModel()
+    assert cost["fetched_pages"] > 0
+    assert cost["fetch_wait_s"] >= cost["fetched_pages"] * md.fetch_s / g.cfg.vcpus * 0.95
+    assert cost["fetched_pages"] < cost["post_copy_pages"]  # the copy sent the rest
+
+
+def test_an_idle_partition_in_post_copy_runs_on():
+    """A partition that touches nothing still on the source waits for nothing."""
+    sim = lpm_scenario(16, 10)
+    m = lpm(sim)
+    assert m["cost"]["post_copy_pages"] > 0
+    assert m["cost"]["fetched_pages"] == m["cost"]["fetch_wait_s"] == 0.0
+
+
 @pytest.mark.parametrize("command, msgid", [
     ("VMOTION OLTP TO NOWHERE METHOD DBT", "HCPVMO2900E"),
     ("VMOTION OLTP TO SRC", "HCPVMO1940E"),
