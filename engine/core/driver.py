@@ -447,6 +447,11 @@ class WorkloadDriver:
         if n <= 0 or g.planes is None:
             return
         g.scheduled += n
+        # it was on the dispatch list for them and dropped to dormant again: it has been
+        # dormant since the last one, not since it stopped (the demand scan, which takes
+        # the pages of the guest dormant longest first, comes to it after a guest that has
+        # not run at all since, such as one Linux suspended)
+        g.class_since = self.world.t + dt
         if g.pending:
             g.flush_pending()  # untouched pages held back must be placed before more are touched
         wl = g.saved_workload if g.workload.kind == "none" and g.saved_workload else g.workload

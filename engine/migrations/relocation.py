@@ -278,6 +278,7 @@ class Relocation(MoveRecord):
     incoming: Guest | None = None
     send_left: int = 0
     scan_left_s: float = 0.0
+    scan_used_s: float = 0.0  # seconds the current pass's DAT scan took (stretched or not)
     setup_left_s: float = 0.0
     cursor: int = 0
     dirty_best: float = math.inf
@@ -402,6 +403,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                         and set(x.link.members) == set(r.link.members))
         r.scan_left_s = scan_s(g.npages, r.link, max(1, under_way), self.model,
                                self.sim.members[r.source].cfg.cpu_speed)
+        r.scan_used_s = 0.0
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -528,6 +530,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 stretch = self.cpu_stretch.get(r, 1.0)
                 use = min(r.scan_left_s * stretch, left)
                 r.scan_left_s -= use / stretch
+                r.scan_used_s += use
                 left -= use
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use / stretch
                 r.cpu_s += use / stretch
@@ -764,20 +767,26 @@ class RelocationEngine(MoveEngine[Relocation]):
                         "storage check failed")
             return
         if self._quiesce_now(r, cur.number, dirty):
-            mq = r.options.maxquiesce_s
-            if mq is not None and self._expected_quiesce_s(r, dirty) > mq \
-                    and not r.options.immediate:
+            mq, mt = r.options.maxquiesce_s, r.options.maxtotal_s
+            expected = self._expected_quiesce_s(r, dirty)
+            if mt is not None and self._now - r.t_start + expected > mt:
+                # nor for one that would end after MAXTOTAL: more passes only take longer
+                self.abort(r, f"{g.userid} is not relocated to {r.dest} because its relocation "
+                              f"time would exceed MAXTOTAL {mt:g} s (expected "
+                              f"{self._now - r.t_start + expected:.1f} s)", "MAXTOTAL exceeded")
+                return
+            if mq is not None and expected > mq:
                 # CP does not stop the guest for a quiesce it expects to pass MAXQUIESCE: it
                 # goes on with passes while they can still bring the quiesce under the limit,
-                # and cancels, the guest never stopped, when they no longer make progress or
-                # when not even an empty changed set would fit (the two passes' DAT scans)
-                if self._expected_quiesce_s(r, 0) > mq or (
+                # and cancels, the guest never stopped, when they no longer make progress, when
+                # not even an empty changed set would fit (the two passes' DAT scans), or when
+                # IMMEDIATE allows no more passes
+                if r.options.immediate or self._expected_quiesce_s(r, 0) > mq or (
                         r.no_progress >= self.model.no_progress_passes
                         or len(r.passes) >= self.model.max_passes - 2):
                     self.abort(r, f"{g.userid} is not relocated to {r.dest} because its quiesce "
                                 f"time would exceed MAXQUIESCE {mq:g} s (expected "
-                                f"{self._expected_quiesce_s(r, dirty):.1f} s)",
-                                "MAXQUIESCE exceeded")
+                                f"{expected:.1f} s)", "MAXQUIESCE exceeded")
                     return
                 self._begin_pass(r, "intermediate", dirty)
                 return
@@ -792,10 +801,21 @@ class RelocationEngine(MoveEngine[Relocation]):
             self._begin_pass(r, "intermediate", dirty)
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
+        """The quiesce CP expects: two DAT scans and the changed pages at the pace the pass
+        just ended sent its pages (whatever held them back: the link or its part of it, the
+        destination's frames or paging, a processor, the source's reads), less the staging the
+        stopped guest's pages do not need; never faster than the link's part."""
         share = self.sharers.get(r, 1)
-        return 2 * scan_s(r.guest.npages, r.link, share, self.model,
-                          self.sim.members[r.source].cfg.cpu_speed) + \
-            dirty * share / link_pages_per_s(r.link, self.model)
+        src = self.sim.members[r.source]
+        per_page = share / link_pages_per_s(r.link, self.model)
+        cur = r.passes[-1] if r.passes else None
+        if cur is not None and cur.pages > 0:
+            sent_s = cur.seconds - r.scan_used_s
+            stage = self.model.stage_s_per_page / src.cfg.cpu_speed \
+                if r.state == "moving" else 0.0
+            per_page = max(per_page, sent_s / cur.pages - stage)
+        return 2 * scan_s(r.guest.npages, r.link, share, self.model, src.cfg.cpu_speed) + \
+            dirty * per_page
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
         """CP's decision after pass ``n``: stop the guest for the last two passes?"""

@@ -125,6 +125,32 @@ def test_paused_guests_lose_pages_before_active_ones_with_both_methods():
                                 <= min(a.first_out.values()))
 
 
+def test_a_suspended_guest_gives_its_pages_before_one_cp_still_schedules_for_interrupts():
+    """A stopped application server is dispatched for each interrupt of its devices and drops
+    to dormant again after it; a Linux-suspended guest has halted and never runs. Under
+    pressure the demand scan takes the suspended guest's pages first, even when the STOP came
+    before the suspend had halted it."""
+    guests = [guest("STOPPED", wss_mb=600, storage="1G"),
+              guest("SUSP", kind="database", wss_mb=600, storage="1G", swap="2G"),
+              guest("GROWER", storage="3G", kind="idle")]
+    sim = lpar(guests, central="2G", xstor="256M")
+    warm(sim, "STOPPED", 600, "APPSERVER WSS_MB 600")
+    warm(sim, "SUSP", 600, "DATABASE WSS_MB 600")
+    sim.execute("SEND CP STOPPED STOP")
+    sim.execute("LINUX SUSP SUSPEND")
+    sim.run_until(sim.t + 40)
+    assert sim.guests["SUSP"].state == "suspended"
+    assert sim.guests["STOPPED"].scheduled > 0
+    sim.execute("WORKLOAD GROWER START SEQTOUCH BUFFER_MB 1000 RATE_PAGES_S 20000")
+    sim.run_until(sim.t + 40)
+    stopped, susp = sim.guests["STOPPED"], sim.guests["SUSP"]
+    lost = {g.userid: g.counters.xstor_out + g.counters.dasd_out + g.counters.dasd_clean
+            for g in (stopped, susp)}
+    assert lost["SUSP"] > 0
+    assert min(susp.first_out.values()) < min(stopped.first_out.values(), default=1e9)
+    assert lost["SUSP"] > 2 * lost["STOPPED"], lost
+
+
 def test_stopped_application_server_is_scheduled_more_often_than_a_stopped_database():
     sim = lpar([guest("WAS", wss_mb=200), guest("DB", kind="database", storage="650M",
                                                 wss_mb=200)], step_s=1.0)
