@@ -173,6 +173,7 @@ class WorkloadDriver:
                 rest -= p.budget_share
             part = [io_left[0] * (min(1.0, r.budget_share / rest) if rest > 0 else 1.0)]
             given = part[0]
+            start = cur[0]
             for _refill in range(MAX_REFILLS):
                 K.touch_region(
                     g.planes, r.lo, r.hi, cur[0], cur[1], log_q, cover, r.write_frac,
@@ -203,6 +204,10 @@ class WorkloadDriver:
                     self._waits_for_writes(g, part)
                     break
             io_left[0] -= given - part[0]
+            # (random references spread over the whole region: all of it was touched now; a
+            # walk that waits for the page it is at references that page now)
+            g.stamp_touched(r.lo, r.hi, start, max(1, walked) if r.log_q >= 0 else r.n,
+                            self.world.t)
             if r.log_q < 0 and stop in (K.STOP_DONE, K.STOP_BUDGET):
                 # (a walk the step's paging I/O or frames ended says what was left for it,
                 # not what the guest can do: its pace stands)
@@ -405,6 +410,7 @@ class WorkloadDriver:
         wall0 = g.cfg.vcpus * dt * speed  # (in work, as the kernel counts: ``run``)
         budget_cpu, budget_wall = cpu0, wall0
         left = w.startup_left
+        start = w.startup_pos
         for _refill in range(MAX_REFILLS):
             K.touch_region(
                 g.planes, r.lo, r.hi, w.startup_pos, -1, 0.0, left, 1.0, budget_cpu, budget_wall,
@@ -423,6 +429,7 @@ class WorkloadDriver:
             if self.pager.make_room(m, io_left, dt) == 0:
                 self._waits_for_writes(g, io_left)
                 break
+        g.stamp_touched(r.lo, r.hi, start, w.startup_left - max(0, left), self.world.t)
         w.startup_left = max(0, left)
         used = (cpu0 - budget_cpu) / speed
         g.cpu_s_total += used

@@ -117,7 +117,8 @@ def warmup() -> None:
     s = np.zeros(S_OUT_LEN, dtype=np.int64)
     steal_pages(p, 0, 10, False, 5, 5, 5, s)
     steal_pages(p, 0, 10, False, 5, 5, 5, s, 0, 1)
-    steal_slices(p, np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.uint8), 0, 2, 10, False,
+    steal_slices(p, np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.uint8),
+                 np.arange(2, dtype=np.int64), np.zeros(2), 0, 2, 10, False,
                  5, 5, np.ones(1), 0.1, 1, s,
                  np.zeros(SS_OUT_LEN, dtype=np.int64))
     migrate_xstor(p, 0, 5, 5, 5, np.zeros(M_OUT_LEN, dtype=np.int64))
@@ -601,7 +602,7 @@ SS_TO_DASD_WRITTEN = 2
 SS_TO_DASD_CLEAN = 3
 SS_SLOTS_NET = 4  # slots allocated less slots released
 SS_BLOCKED = 5
-SS_LAST = 6  # the visit the round ended at (the next steal starts that many slices on)
+SS_LAST = 6  # the slice after the last one visited (where the next steal starts)
 SS_FIRST_XSTOR = 7  # the visit that first sent pages to XSTOR (-1: none)
 SS_FIRST_DASD = 8  # the visit that first sent pages to DASD (-1: none)
 SS_ANY_CLEAR = 9  # 1 when some slice is known to hold no resident page (``clear``)
@@ -613,6 +614,8 @@ def steal_slices(
     planes: np.ndarray,
     cursors: np.ndarray,
     clear: np.ndarray,
+    order: np.ndarray,
+    ostamp: np.ndarray,
     first: int,
     nwords: int,
     want: int,
@@ -625,16 +628,25 @@ def steal_slices(
     out: np.ndarray,
     tot: np.ndarray,
 ) -> None:
-    """Demand-scan one guest slice by slice: up to ``want`` pages, a share from each slice.
+    """Demand-scan one guest slice by slice: up to ``want`` pages, the slices its workload
+    touched longest ago first.
 
     A guest has one hand per slice of its storage (``cursors``, one word index each; slice
-    ``i`` is words ``[nwords i / k, nwords (i + 1) / k)``), visited in turn from slice
-    ``first``. Each visit takes at most a quota, at least 1024 pages; slices with nothing to
-    give leave their share to the others in the next round, and a round that gives nothing
-    ends the scan. ``io_left[0]`` is what is left of the step's paging I/O (service times); the
-    writes use it. ``clear[i]`` is 1 while slice ``i`` is known to hold no resident page (a
-    visit went round it and met none, and nothing has been made resident there since: the
-    guest's ``residency_changed`` says so): its visit finds nothing and is not scanned. Totals
+    ``i`` is words ``[nwords i / k, nwords (i + 1) / k)``). ``order`` lists the slices by the
+    time the guest's walks last touched them (``ostamp``, the times in that order), oldest
+    first. Slices touched at the same time are one group, visited in turn from the first slice
+    at or after ``first``, a share from each: each visit takes at most a quota, at least 1024
+    pages; slices with nothing to give leave their share to the others in the next round, and
+    a round that gives nothing ends the group. The next group, touched later, is visited only
+    when the older one holds no resident page, or when referenced pages are taken: a group
+    whose pages were all passed over for their reference bits ends the scan, its pages to be
+    taken at the next visit (as CP's lists hold a guest's frames in the order they were last
+    found referenced: a sequential walk over more than its frames then loses the pages it
+    will touch next, the worst case for paging). ``io_left[0]`` is what is left of the step's
+    paging I/O (service times); the writes use it. ``clear[i]`` is 1 while slice ``i`` is
+    known to hold no resident page (a visit went round it and met none, and nothing has been
+    made resident there since: the guest's ``residency_changed`` says so): its visit finds
+    nothing and is not scanned. Totals
     go to ``tot`` (see the ``SS_`` indices); ``out`` is the scratch of ``steal_pages``.
     """
     k = cursors.shape[0]
@@ -646,59 +658,79 @@ def steal_slices(
     blocked = 0
     first_x = -1
     first_d = -1
-    quota = max(1024, -(-want // k))
-    round_got = 0
     per_io = 1.0 + (write_block - 1) * xfer_units
-    j = 0
-    for j in range(k * k):
-        i = (first + j) % k
-        if got >= want or blocked:
-            break
-        if j and j % k == 0:
-            if round_got == 0:
+    last = first  # (no visit: the next steal starts one slice on)
+    visits = 0
+    pos = 0
+    while pos < k and got < want and not blocked:
+        end = pos + 1
+        while end < k and ostamp[end] == ostamp[pos]:
+            end += 1
+        n = end - pos
+        r0 = pos
+        while r0 < end and order[r0] < first:
+            r0 += 1
+        if r0 == end:
+            r0 = pos
+        quota = max(1024, -(-(want - got) // n))
+        round_got = 0
+        round_seen = 0
+        for j in range(n * n):
+            if got >= want or blocked:
                 break
-            round_got = 0
-            quota = max(1024, -(-(want - got) // k))
-        w0 = nwords * i // k
-        w1 = nwords * (i + 1) // k
-        if clear[i]:
-            # what the scan would do: go round the slice, take nothing, end where it began
-            if cursors[i] < w0 or cursors[i] >= w1:
-                cursors[i] = w0
-            continue
-        steal_pages(planes, cursors[i], min(quota, want - got), take_referenced, xstor_free,
-                    int(io_left[0] / per_io), slots_free, out, w0, w1, write_block)
-        cursors[i] = out[S_CURSOR]
-        if out[S_SEEN] == 0 and out[S_WORDS] >= w1 - w0:
-            clear[i] = 1
-        x = out[S_TO_XSTOR]
-        dw = out[S_TO_DASD_WRITTEN]
-        dc = out[S_TO_DASD_CLEAN]
-        net = out[S_SLOTS_ALLOCATED] - out[S_SLOTS_RELEASED]
-        n = x + dw + dc
-        got += n
-        round_got += n
-        to_x += x
-        to_dw += dw
-        to_dc += dc
-        slots_net += net
-        xstor_free -= x
-        slots_free -= net
-        ios = out[S_DASD_IOS]
-        io_left[0] -= ios + max(0, dw - ios) * xfer_units
-        if x and first_x < 0:
-            first_x = j
-        if dw + dc and first_d < 0:
-            first_d = j
-        if out[S_BLOCKED]:
-            blocked = 1
+            if j and j % n == 0:
+                if round_got == 0:
+                    break
+                round_got = 0
+                round_seen = 0
+                quota = max(1024, -(-(want - got) // n))
+            i = order[pos + (r0 - pos + j) % n]
+            last = i
+            w0 = nwords * i // k
+            w1 = nwords * (i + 1) // k
+            if clear[i]:
+                # what the scan would do: go round the slice, take nothing, end where it began
+                if cursors[i] < w0 or cursors[i] >= w1:
+                    cursors[i] = w0
+                continue
+            steal_pages(planes, cursors[i], min(quota, want - got), take_referenced, xstor_free,
+                        int(io_left[0] / per_io), slots_free, out, w0, w1, write_block)
+            cursors[i] = out[S_CURSOR]
+            if out[S_SEEN] == 0 and out[S_WORDS] >= w1 - w0:
+                clear[i] = 1
+            x = out[S_TO_XSTOR]
+            dw = out[S_TO_DASD_WRITTEN]
+            dc = out[S_TO_DASD_CLEAN]
+            net = out[S_SLOTS_ALLOCATED] - out[S_SLOTS_RELEASED]
+            took = x + dw + dc
+            got += took
+            round_got += took
+            round_seen |= out[S_SEEN]
+            to_x += x
+            to_dw += dw
+            to_dc += dc
+            slots_net += net
+            xstor_free -= x
+            slots_free -= net
+            ios = out[S_DASD_IOS]
+            io_left[0] -= ios + max(0, dw - ios) * xfer_units
+            if x and first_x < 0:
+                first_x = visits
+            if dw + dc and first_d < 0:
+                first_d = visits
+            visits += 1
+            if out[S_BLOCKED]:
+                blocked = 1
+        if round_seen and not take_referenced and got < want:
+            break  # an older group's pages were passed over: they go first next time
+        pos = end
     tot[SS_GOT] = got
     tot[SS_TO_XSTOR] = to_x
     tot[SS_TO_DASD_WRITTEN] = to_dw
     tot[SS_TO_DASD_CLEAN] = to_dc
     tot[SS_SLOTS_NET] = slots_net
     tot[SS_BLOCKED] = blocked
-    tot[SS_LAST] = j
+    tot[SS_LAST] = (last + 1) % k
     tot[SS_FIRST_XSTOR] = first_x
     tot[SS_FIRST_DASD] = first_d
     any_clear = 0

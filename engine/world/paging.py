@@ -300,22 +300,23 @@ class Pager:
 
     def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,
                     io_left: list[float]) -> tuple[int, bool]:
-        """Take up to ``want`` pages of one guest, a share from each slice of its storage
+        """Take up to ``want`` pages of one guest, from the slices of its storage its walks
+        touched longest ago first, a share from each slice touched at the same time
         (``K.steal_slices``: one hand per slice; a small steal visits a few slices, the next
         steal the following ones, so the cost stays with the pages taken)."""
         assert g.planes is not None
         g.flush_pending()
         tot = self._steal_tot
         self._io[0] = io_left[0]
-        K.steal_slices(g.planes, g.steal_cursors, g.slice_clear, g.steal_slice,
+        order, ostamp = g.slices_by_age()
+        K.steal_slices(g.planes, g.steal_cursors, g.slice_clear, order, ostamp, g.steal_slice,
                        (g.npages + 63) // 64, want,
                        take_ref, m.xstor_free, m.slots_free, self._io, m.xfer_units,
                        self.model.block_pages, self._steal_out, tot)
         io_left[0] = float(self._io[0])
         if tot[K.SS_ANY_CLEAR]:
             g.any_clear = True
-        k = len(g.steal_cursors)
-        g.steal_slice = (g.steal_slice + max(1, min(int(tot[K.SS_LAST]), k))) % k
+        g.steal_slice = int(tot[K.SS_LAST])
         got = int(tot[K.SS_GOT])
         if not got:
             return 0, bool(tot[K.SS_BLOCKED])

@@ -290,11 +290,47 @@ class Guest:
         k = max(1, self.npages // 65536)
         self.steal_cursors = np.array([words * i // k for i in range(k)], dtype=np.int64)
         self.steal_slice = 0
+        #: when the guest's walks last touched each slice (``stamp_touched``), and the slices
+        #: in that order, oldest first (``slice_order``, made again when the times changed):
+        #: the demand scan takes from the slices touched longest ago first
+        self.slice_stamp = np.zeros(k)
+        self.stamp_gen = 0
+        self.order_gen = -1
+        self.slice_order = np.arange(k, dtype=np.int64)
+        self.slice_ostamp = np.zeros(k)
         #: 1 for a slice the demand scan went round without meeting a resident page, while
         #: nothing has been made resident there since (``residency_changed``): its next visit
         #: would find nothing, and is not scanned
         self.slice_clear = np.zeros(k, dtype=np.uint8)
         self.any_clear = False  # False: no slice is marked (nothing to forget)
+
+    def stamp_touched(self, lo: int, hi: int, start: int, count: int, t: float) -> None:
+        """The guest's walk touched ``count`` pages of region ``[lo, hi)`` from ``start`` on
+        (wrapping within it; ``count`` >= its size: all of it) at time ``t``."""
+        k = len(self.slice_stamp)
+        if count <= 0 or hi <= lo or k == 0:
+            return
+        span = hi - lo
+        if count >= span:
+            parts = [(lo, hi)]
+        elif start + count <= hi:
+            parts = [(start, start + count)]
+        else:
+            parts = [(start, hi), (lo, lo + start + count - hi)]
+        words = (self.npages + 63) // 64
+        for a, b in parts:
+            i0 = min(k - 1, (a // 64) * k // words)
+            i1 = min(k - 1, ((b - 1) // 64) * k // words)
+            self.slice_stamp[i0:i1 + 1] = t
+        self.stamp_gen += 1
+
+    def slices_by_age(self) -> tuple[np.ndarray, np.ndarray]:
+        """The slices, touched longest ago first, and their times in that order."""
+        if self.order_gen != self.stamp_gen:
+            self.slice_order = np.argsort(self.slice_stamp, kind="stable").astype(np.int64)
+            self.slice_ostamp = self.slice_stamp[self.slice_order]
+            self.order_gen = self.stamp_gen
+        return self.slice_order, self.slice_ostamp
 
     def residency_changed(self, lo: int = 0, hi: int = -1) -> None:
         """Pages ``[lo, hi)`` (all by default) may have become resident: the demand scan must

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import statistics
 
-import numpy as np
 import pytest
 
 from ssisim.engine import Simulation, loads_scenario
-from ssisim.engine.kernels import pages as K
 
 SCENARIO = '''
 format = "ssisim-scenario"
@@ -134,18 +132,22 @@ def test_each_toucher_of_a_guest_gets_its_part_of_the_paging_io() -> None:
     """Eight touchers, one per virtual CPU, fault at the same time and their reads share the
     devices' queue: none of them waits for the others to be served first. (Walked one after
     another within a step, the first touchers took the guest's whole paging I/O and the last
-    three never got a page in.)"""
+    three never got a page in.) Which keep their slice resident and which lose it is the
+    demand scan's (the slices touched longest ago give first); every one of them walks on."""
     sim = Simulation(loads_scenario(TOUCHERS))
-    sim.run_until(60)
-    g = sim.guests["LNX1"]
-    assert g.counters.dasd_in > 0  # the touchers page
-    resident = np.unpackbits(np.ascontiguousarray(g.planes[:, K.CEN]).view(np.uint8),
-                             bitorder="little")
     part = 2048 * 256 // 8
-    shares = [float(resident[i * part:(i + 1) * part].mean()) for i in range(8)]
-    # each has pages in: how many swings with where its walk is against the steal's hands (from
-    # about a tenth to all of them); walked one after another, three had none at all
-    assert min(shares) > 0.05, shares
+    g = sim.guests["LNX1"]
+    sim.run_until(30)
+    walked = [0] * 8
+    at = [c[0] for c in g.cursors[:8]]
+    for _ in range(30):
+        sim.step()
+        for i, c in enumerate(g.cursors[:8]):
+            walked[i] += (c[0] - at[i]) % part
+            at[i] = c[0]
+    assert g.counters.dasd_in > 0  # the touchers page
+    # each walked on over the last 30 s, through pages brought back from DASD
+    assert min(walked) > 1000, walked
 
 
 def idle_guests_with_pages_out() -> str:
