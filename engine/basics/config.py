@@ -118,6 +118,12 @@ class ChpidConfig:
     ctcs: int = 4
 
 
+#: CTC devices one ISFC logical link between two members can use, over all its CHPIDs (IBM,
+#: "ISFC logical link configuration", Linux on IBM Z and LinuxONE: "configured by selecting up
+#: to sixteen FCTC connections")
+MAX_LINK_CTCS = 16
+
+
 @dataclass(frozen=True)
 class LinkConfig:
     """The ISFC logical link between two members."""

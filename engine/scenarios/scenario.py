@@ -17,6 +17,7 @@ from typing import Any
 
 from ..basics.config import (
     DEVICE_KINDS,
+    MAX_LINK_CTCS,
     ChpidConfig,
     DatastoreConfig,
     DiskConfig,
@@ -781,6 +782,10 @@ def _link(ctx: _Context, t: Any, i: int, names: list[str]) -> LinkConfig:
         ctcs = cr.get("ctcs", int, 4, check=lambda v: None if 1 <= v <= 16 else "must be 1 to 16")
         cr.done()
         chpids.append(ChpidConfig(gbps, ctcs))
+    total = sum(c.ctcs for c in chpids)
+    if total > MAX_LINK_CTCS:
+        raise r.fail("chpids", f"an ISFC logical link takes at most {MAX_LINK_CTCS} CTC devices; "
+                     f"these CHPIDs have {total}")
     r.done()
     return LinkConfig(mem_u, tuple(chpids))
 

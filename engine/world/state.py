@@ -95,8 +95,8 @@ class Guest:
         self.n_xst = 0
         self.n_dsd = 0
         self.n_slot = 0
-        # one demand-scan hand per slice of the address space, so that a guest gives pages from
-        # all over its storage (closer to LRU than one hand sweeping it end to end)
+        # one demand-scan hand per slice of the address space; the slices its walks touched
+        # longest ago give first (``slices_by_age``), as LRU does
         self.steal_cursors = np.zeros(0, dtype=np.int64)  # one word index per hand
         self.slice_clear = np.zeros(0, dtype=np.uint8)
         self.any_clear = False

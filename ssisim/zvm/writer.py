@@ -3,11 +3,14 @@ each value with a comment naming the file and line it came from, or saying it wa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from ssisim.engine.basics.config import MAX_LINK_CTCS
 
 from .directory import Directory, Guest, resolve
 from .notes import PAGES_PER_MB, Notes, Where
@@ -331,6 +334,11 @@ def _links(names: list[str], sc: SystemConfig | None,
                           "members, and different; skipped")
             continue
         key = frozenset((link.member, link.node))
+        if link.ctcs > MAX_LINK_CTCS:
+            notes.problem(link.where, f"ISLINK from {link.member} to {link.node} names "
+                          f"{link.ctcs} CTC devices; a logical link takes at most "
+                          f"{MAX_LINK_CTCS}: {MAX_LINK_CTCS} used")
+            link = dataclasses.replace(link, ctcs=MAX_LINK_CTCS)
         old = ends.get(key)
         if old is None or link.ctcs > old[0]:
             ends[key] = (link.ctcs, link.where.cite())

@@ -300,6 +300,21 @@ def test_storage_over_maxstorage_and_volumes_of_a_member_outside_the_cluster_are
     assert "A3P001" not in written.split("[[member]]", 1)[1]
 
 
+def test_an_islink_of_more_than_16_ctcs_is_reported_and_takes_16(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An ISFC logical link takes up to sixteen CTC devices: a statement naming more is
+    reported, and the scenario written loads (with 16)."""
+    (tmp_path / "D").write_text("USER A PW 2G 4G G\n")
+    (tmp_path / "C").write_text("SSI T PDR_VOLUME COM001, SLOT 1 A1, SLOT 2 A2\n"
+                                "A1: ACTIVATE ISLINK 1E00-1E13 NODE A2\n")
+    rc, out, err = run_cli(capsys, "import", "--directory", str(tmp_path / "D"),
+                           "--system-config", str(tmp_path / "C"), "-o", str(tmp_path / "s.toml"))
+    assert rc == 0, err
+    assert "C:2: ISLINK from A1 to A2 names 20 CTC devices" in out and "16 used" in out
+    sc = load_scenario(tmp_path / "s.toml")
+    assert sum(c.ctcs for c in sc.links[0].chpids) == 16
+
+
 # --- the command as a planner runs it ------------------------------------------------------------
 
 def test_cli_writes_a_scenario_that_check_and_run_accept(tmp_path: Path) -> None:

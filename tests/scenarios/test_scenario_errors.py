@@ -209,6 +209,16 @@ def test_link_chpid_speed_3() -> None:
     assert "2, 4 or 8" in msg
 
 
+def test_a_link_of_more_than_16_ctcs() -> None:
+    """An ISFC logical link takes up to sixteen CTC devices, over all its CHPIDs."""
+    text = _TWO_MEMBERS + ('\n[[link]]\nmembers = ["MEMB1", "MEMB2"]\n'
+                           'chpids = [{gbps = 8, ctcs = 16}, {gbps = 8, ctcs = 4}]\n')
+    line, field, msg = error_of(text)
+    assert line == line_of(text, "chpids = ")
+    assert field == "link[0].chpids"
+    assert "at most 16 CTC devices" in msg and "have 20" in msg
+
+
 def test_link_naming_unknown_member() -> None:
     text = _TWO_MEMBERS + '\n[[link]]\nmembers = ["MEMB1", "MEMB7"]\n'
     line, field, msg = error_of(text)
