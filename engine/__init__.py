@@ -13,6 +13,7 @@ _os.environ.setdefault(
     _os.path.join(_platformdirs.user_cache_dir("ssisim", appauthor=False), "numba"))
 
 from .basics.config import (
+    MAX_LINK_CTCS,
     ChpidConfig,
     DatastoreConfig,
     DiskConfig,
@@ -131,7 +132,8 @@ __all__ = [
     "GuestConfig", "GuestSample", "GuestSnapshot", "HintConfig", "INCOMING", "known_verb",
     "LessonConfig", "LessonSnapshot", "LessonTracker", "LGRModel", "link_pages_per_s",
     "LinkConfig", "LinkSample", "load_scenario", "load_session", "loads_scenario", "LOGGED_OFF",
-    "LPMModel", "MAX_DURATION_S", "MAX_SEED", "MAX_STEP_S", "MAX_STEPS", "MemberConfig",
+    "LPMModel", "MAX_LINK_CTCS", "MAX_DURATION_S", "MAX_SEED", "MAX_STEP_S", "MAX_STEPS",
+    "MemberConfig",
     "MemberSample", "MemberSnapshot", "MigrationSnapshot", "MIN_STEP_S", "model_parameters",
     "MODEL_SECTIONS", "Models", "MovePassSnapshot", "OBJECTIVE_KINDS", "ObjectiveConfig",
     "ObjectiveSnapshot", "PAGES_PER_GB", "PAGES_PER_MB", "parse_command", "parse_size_mb",

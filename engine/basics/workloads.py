@@ -93,7 +93,9 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "doc": "sequential toucher (PTOUCH-like): touches a buffer page by page, over and over",
         "params": {
             "buffer_mb": Param(0, "MB", "buffer size; 0 means the whole guest storage", 0, MAX_MB),
-            "instances": Param(1, "count", "independent touchers, each on its own part", 1, 4096),
+            "instances": Param(1, "count",
+                               "independent touchers (one thread each), each on its own part",
+                               1, 4096),
             "write": Param(1, "0|1", "1: every touch changes the page", 0, 1),
             "rate_pages_s": Param(0, "pages/s", "touch rate limit; 0: as fast as CPU allows", 0,
                                   MAX_PAGE_RATE),
@@ -228,6 +230,9 @@ class RegionPlan:
     cpu_s_per_touch: float
     units_per_touch: float  # throughput units credited per page touched
     budget_share: float  # share of the step's CPU and wall budget
+    #: virtual CPUs the walk can use at most (0: its share of all of them): a sequential
+    #: toucher is one thread, on one virtual CPU, with one page fault outstanding at a time
+    threads: int = 0
 
     def __post_init__(self) -> None:
         #: the region's pages, and its key among a guest's references held back
@@ -240,6 +245,12 @@ class RegionPlan:
         self.touch_s = self.distinct * self.cpu_s_per_touch
         #: references of a whole step (a random region's, scaled by the share of it done)
         self.refs = -self.log_q * self.n
+
+    def work(self, budget: float, dt: float, speed: float) -> float:
+        """The region's part of the guest's CPU ``budget`` (work at ``speed``) in ``dt``: its
+        share, and no more than its threads can use."""
+        part = budget * self.budget_share
+        return min(part, self.threads * dt * speed) if self.threads else part
 
 
 def _random_region(lo: int, hi: int, refs: float, write_frac: float, cpu_s_total: float,
@@ -462,7 +473,7 @@ class Workload:
                 lo, hi = i * per, (i + 1) * per if i < n - 1 else buf
                 cover = int(rate * dt / n) if rate > 0 else 1 << 62
                 plans.append(RegionPlan(lo, hi, 0.0, cover, 1.0 if p["write"] >= 1 else 0.0,
-                                        p["cpu_us_per_page"] * 1e-6, 1.0, 1.0 / n))
+                                        p["cpu_us_per_page"] * 1e-6, 1.0, 1.0 / n, threads=1))
         elif self.kind == "randchange":
             hi = int(g * p["fraction"])
             refs = p["rate_pages_s"] * dt

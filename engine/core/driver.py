@@ -125,7 +125,7 @@ class WorkloadDriver:
                     and g.settled.get(key) == g.page_gen):
                 # a sequential walk over resident pages: only where it got to matters
                 n = r.n
-                touches = min(r.max_cover, int(budget * r.budget_share / r.cpu_s_per_touch))
+                touches = min(r.max_cover, int(r.work(budget, dt, speed) / r.cpu_s_per_touch))
                 cur = g.cursor(i, r.lo)
                 if not (r.lo <= cur[0] < r.hi):
                     cur[0], cur[1] = r.lo, -1
@@ -159,10 +159,10 @@ class WorkloadDriver:
             elif cur[1] > 0:
                 cur[1] = carried_gap(cur[1], g.gap_log_q.get(i, log_q), log_q)
             g.gap_log_q[i] = log_q
-            budget_cpu = budget_cpu0 = cpu_s * speed * r.budget_share
+            budget_cpu = budget_cpu0 = r.work(cpu_s * speed, dt, speed)
             # (the kernels count in work: the virtual CPUs' time, and the faults' waits, at
-            # the processors' speed)
-            budget_wall = budget_wall0 = g.cfg.vcpus * dt * speed * r.budget_share
+            # the processors' speed; a walk of one thread waits for one fault at a time)
+            budget_wall = budget_wall0 = r.work(g.cfg.vcpus * dt * speed, dt, speed)
             cover = r.max_cover
             walked = 0
             # the regions' walks run one after another here but at the same time in the guest

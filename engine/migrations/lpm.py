@@ -332,7 +332,8 @@ class LPMEngine(MoveEngine[LPMove]):
                 # partition had in its last step, its part of them for this walk
                 n = float(min(p.max_cover, 1 << 40))
                 if p.cpu_s_per_touch > 0:
-                    n = min(n, g.cpu_rate * seconds * speed * p.budget_share / p.cpu_s_per_touch)
+                    n = min(n, p.work(g.cpu_rate * seconds * speed, seconds, speed)
+                            / p.cpu_s_per_touch)
             out.append((i, p, hi, n))
         return out
 

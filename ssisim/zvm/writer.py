@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ssisim.engine.basics.config import MAX_LINK_CTCS
+from ssisim.engine import MAX_LINK_CTCS
 
 from .directory import Directory, Guest, resolve
 from .notes import PAGES_PER_MB, Notes, Where

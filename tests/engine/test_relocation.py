@@ -301,8 +301,8 @@ def test_relocation_takes_cpu_from_other_guests():
         members = sim.scenario.members
         assert members[0].cpus == 4
         warm(sim, "LNX1", 6144)
-        # the neighbour wants all four CPUs
-        sim.execute("WORKLOAD WORK START SEQTOUCH BUFFER_MB 64")
+        # the neighbour wants all four CPUs: four touchers, one on each of its virtual CPUs
+        assert sim.execute("WORKLOAD WORK START SEQTOUCH BUFFER_MB 64 INSTANCES 4").ok
         sim.guests["WORK"].cfg.vcpus = 4
         if with_relocation:
             sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC MAXQ NOLIMIT")

@@ -330,3 +330,56 @@ def test_cp_paging_work_comes_before_the_guests_cpu() -> None:
     # the hog keeps its half of what CP leaves (0.92 of a processor, not 1): less than with
     # paging that costs nothing
     assert hog < free * 0.95
+
+
+def toucher(vcpus: int, instances: int, central: str) -> Simulation:
+    """A guest whose sequential touchers walk 16 GB between them (on one NVMe volume when
+    central storage is short), run 60 s."""
+    text = f'''
+format = "ssisim-scenario"
+version = 1
+[run]
+seed = 5
+duration_s = 60
+step_s = 1
+[[member]]
+name = "M1"
+cpus = 8
+central = "{central}"
+  [[member.volume]]
+  size = "32G"
+  kind = "nvme"
+[[guest]]
+userid = "G1"
+member = "M1"
+storage = "20G"
+vcpus = {vcpus}
+workload = {{ type = "seqtouch", buffer_mb = 16384, instances = {instances} }}
+'''
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(60)
+    return sim
+
+
+def test_a_sequential_toucher_is_one_thread_on_one_virtual_cpu():
+    """A toucher is one thread: a guest's eight virtual CPUs walk no faster for one toucher
+    than one does, but eight touchers use them all (one toucher walked as fast as eight)."""
+    one = toucher(1, 1, "32G").guests["G1"].units_step
+    assert toucher(8, 1, "32G").guests["G1"].units_step == pytest.approx(one, rel=0.01)
+    assert toucher(8, 8, "32G").guests["G1"].units_step > 7 * one
+
+
+def test_a_sequential_toucher_waits_for_one_page_fault_at_a_time():
+    """Paging, one toucher has one read outstanding: eight virtual CPUs do not bring its pages
+    in faster (it read eight at a time), eight touchers do."""
+    def reads(vcpus: int, instances: int) -> float:
+        sim = toucher(vcpus, instances, "12G")
+        g = sim.guests["G1"]
+        before = g.counters.dasd_in
+        sim.run_until(90)
+        return (g.counters.dasd_in - before) / 30
+
+    one = reads(1, 1)
+    assert one > 0
+    assert reads(8, 1) == pytest.approx(one, rel=0.1)
+    assert reads(8, 8) > 4 * one
