@@ -204,8 +204,8 @@ class WorkloadDriver:
                     self._waits_for_writes(g, part)
                     break
             io_left[0] -= given - part[0]
-            # (random references spread over the whole region: all of it was touched now; a
-            # walk that waits for the page it is at references that page now)
+            # (random references spread over the whole region: all of it is in use, in a step
+            # its walk waited too; a walk that waits for the page it is at references it now)
             g.stamp_touched(r.lo, r.hi, start, max(1, walked) if r.log_q >= 0 else r.n,
                             self.world.t)
             if r.log_q < 0 and stop in (K.STOP_DONE, K.STOP_BUDGET):
