@@ -69,6 +69,8 @@ def warmup() -> None:
     w = np.zeros(W_OUT_LEN, dtype=np.int64)
     set_all(a, 100)
     count_bits(a, 0, 2)
+    count_units(a, 3, 70)
+    bits_ahead(a, 0, 100, 40, np.zeros(2, dtype=np.int64))
     count_runs(a, 0, 2)
     write_random(b, a, c, True, TRACK_ALL, 0, 100, 10, rng, w)
     write_range(b, a, c, False, TRACK_COPIED, 0, 100, 5, 10, w)
@@ -100,6 +102,45 @@ def count_bits(plane: np.ndarray, w0: int, w1: int) -> int:
         if x:
             n += popcount64(x)
     return n
+
+
+@njit(cache=True, nogil=True)
+def count_units(plane: np.ndarray, a: int, b: int) -> int:
+    """Set bits among units ``a .. b-1`` (any bounds, not only whole words)."""
+    if b <= a:
+        return 0
+    w0, w1 = a >> 6, (b - 1) >> 6
+    lo_mask = _ALL << np.uint64(a & 63)
+    hi_mask = _ALL >> np.uint64(63 - ((b - 1) & 63))
+    if w0 == w1:
+        return popcount64(plane[w0] & lo_mask & hi_mask)
+    n = popcount64(plane[w0] & lo_mask) + popcount64(plane[w1] & hi_mask)
+    for w in range(w0 + 1, w1):
+        x = plane[w]
+        if x:
+            n += popcount64(x)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def bits_ahead(plane: np.ndarray, lo: int, hi: int, start: int, out: np.ndarray) -> None:
+    """``out[j]``: set bits among the ``64 * (j + 1)`` units from ``start`` on, wrapping within
+    ``lo .. hi-1`` (what a sequential walk from ``start`` meets; ``out`` holds
+    ``ceil((hi - lo) / 64)`` entries, the last one the whole lap)."""
+    span = hi - lo
+    if start < lo or start >= hi:
+        start = lo
+    total = 0
+    for j in range(out.shape[0]):
+        a = start + 64 * j
+        b = min(a + 64, start + span)
+        if a >= hi:
+            total += count_units(plane, a - span, b - span)
+        elif b > hi:
+            total += count_units(plane, a, hi) + count_units(plane, lo, b - span)
+        else:
+            total += count_units(plane, a, b)
+        out[j] = total
 
 
 @njit(cache=True, nogil=True)

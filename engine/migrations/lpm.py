@@ -379,7 +379,8 @@ class LPMEngine(MoveEngine[LPMove]):
         sent, for at most ``left`` seconds of this ``step``. A page it touches (read or write)
         before the copy sent it is fetched on demand, and the touching virtual processor waits
         ``fetch_s`` for it. Solves the share ``s`` of the time the partition's processors run:
-        with touches in proportion to it, ``s + fetched(s) * fetch_s / vcpus / window = 1``;
+        with touches in proportion to it, ``s + fetched(s) * fetch_s / touching / window = 1``
+        (``touching``: the virtual processors its touches run on);
         applies those touches (the fetched pages leave the pass) and slows the partition's work
         of the step by what it waited (``Guest.running_share``). Returns the link's seconds the
         fetched pages took."""
@@ -390,20 +391,37 @@ class LPMEngine(MoveEngine[LPMove]):
             return 0.0
         regions = []
         for i, p, hi, n in self._touches(mv, window):
-            pend = M.count_bits(mv.pending, p.lo // 64, (hi + 63) // 64)
+            if p.log_q < 0:
+                pend = M.count_units(mv.pending, p.lo, hi)
+                ahead = None
+            else:
+                # a walk meets the pending pages where they lie ahead of it
+                ahead = np.zeros((hi - p.lo + 63) // 64, dtype=np.int64)
+                M.bits_ahead(mv.pending, p.lo, hi, mv.seq_cursors.get(i, p.lo), ahead)
+                pend = int(ahead[-1])
             if pend and n > 0:
-                regions.append((i, p, hi, n, pend))
+                regions.append((i, p, hi, n, pend, ahead))
         if not regions:
             return 0.0
 
-        def fetched(s: float) -> float:
-            # random touches find a pending page with the chance a page is still untouched;
-            # a walk finds them as densely as they lie in its region
-            return sum(pend * (-math.expm1(-n * s / (hi - p.lo)) if p.log_q < 0
-                               else min(1.0, n * s / (hi - p.lo)))
-                       for _, p, hi, n, pend in regions)
+        def met(ahead: np.ndarray, k: float) -> float:
+            # pending pages among the next ``k`` of a walk (within 64 pages, in proportion)
+            j = int(k // 64)
+            if j >= len(ahead):
+                return float(ahead[-1])
+            before = float(ahead[j - 1]) if j > 0 else 0.0
+            return before + (k / 64 - j) * (float(ahead[j]) - before)
 
-        per_page = self.model.fetch_s / max(1, g.cfg.vcpus) / window
+        def fetched(s: float) -> float:
+            # random touches find a pending page with the chance a page is still untouched
+            return sum(pend * -math.expm1(-n * s / (hi - p.lo)) if ahead is None
+                       else met(ahead, n * s) for _, p, hi, n, pend, ahead in regions)
+
+        # the waits fall on the processors that touch: a walk's threads (a sequential toucher
+        # is one), a random workload's share of all of them
+        vcpus = max(1, g.cfg.vcpus)
+        touching = min(vcpus, sum(p.threads or vcpus for _, p, _, _, _, _ in regions))
+        per_page = self.model.fetch_s / touching / window
         lo_s, hi_s = 0.0, 1.0
         for _ in range(50):
             mid = 0.5 * (lo_s + hi_s)
@@ -415,7 +433,7 @@ class LPMEngine(MoveEngine[LPMove]):
         w = self._w
         w[:] = 0
         w[M.W_LO] = 1 << 62
-        for i, p, hi, n, _ in regions:
+        for i, p, hi, n, _, _ in regions:
             span = hi - p.lo
             # (random touches beyond a few laps of the region find nothing more)
             self._apply(mv, i, p, hi, min(n * s, 8.0 * span) if p.log_q < 0 else n * s,

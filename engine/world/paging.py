@@ -292,10 +292,19 @@ class Pager:
         the devices serve in ``dt`` at a time (at least a block) keeps the two interleaved at
         any step length; a member without paging devices steals only to XSTOR, which costs no
         device time, and refills at once.
+
+        ``io_left`` is the paging I/O of the walk that ran out of frames, and the piece is at
+        most what half of it writes: a fault costs the write that frees its frame and the read
+        that fills it. (A walk that spent all of its I/O on writes had none left for its read,
+        and the frames it freed went to the walks after it in the step: of eight touchers of a
+        guest, the first stood still for 50 s while it paid for the others' frames.)
         """
         want = max(m.free_high - m.free_frames, 256)
         if m.io_capacity_s > 0:
-            want = min(want, max(self.model.block_pages, int(m.io_capacity_s * dt / 8)))
+            block = self.model.block_pages
+            per_page = (1.0 + (block - 1) * m.xfer_units) / block  # (a write, in blocks)
+            want = min(want, max(block, min(int(m.io_capacity_s * dt / 8),
+                                             int(io_left[0] / (2.0 * per_page)))))
         return self.steal(m, want, io_left)
 
     def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,

@@ -118,7 +118,7 @@ def test_mirroring_slows_the_guest_to_the_slower_volume():
 
 
 def lpm_scenario(size_gb: int, link_gbps: float = 100, firmware: str = "newer",
-                 workload: str = "{ type = \"idle\" }") -> Simulation:
+                 workload: str = "{ type = \"idle\" }", vcpus: int = 1) -> Simulation:
     """A partition on P1 of two Power servers with 2 MSPs each."""
     text = f"""
 format = "ssisim-scenario"
@@ -139,6 +139,7 @@ firmware = "{firmware}"
 userid = "LPAR"
 member = "P1"
 storage = "{size_gb}G"
+vcpus = {vcpus}
 workload = {workload}
 """
     return Simulation(loads_scenario(text))
@@ -261,6 +262,21 @@ def test_a_partition_in_post_copy_waits_for_the_pages_it_touches_before_they_cam
     assert cost["fetched_pages"] > 0
     assert cost["fetch_wait_s"] >= cost["fetched_pages"] * md.fetch_s / g.cfg.vcpus * 0.95
     assert cost["fetched_pages"] < cost["post_copy_pages"]  # the copy sent the rest
+
+
+def test_a_walk_in_post_copy_waits_on_its_one_thread_for_each_page_it_meets_before_it_came():
+    """A sequential toucher is one thread: on a partition of four virtual processors, each
+    page it meets still on the source holds it for a whole round trip (not a quarter of one),
+    and it meets the pages that lie ahead of it, not its region's average."""
+    toucher = '{ type = "seqtouch", buffer_mb = 12288, write = true }'
+    md = LPMModel()
+    m = lpm(lpm_scenario(16, 1, workload=toucher, vcpus=4))
+    cost = m["cost"]
+    assert cost["fetched_pages"] > 10_000
+    assert cost["fetch_wait_s"] == pytest.approx(cost["fetched_pages"] * md.fetch_s, rel=0.05)
+    # it fetches at the pace of its one thread: the round trips fill the post-copy's time
+    final = m["pass_list"][-1]
+    assert cost["fetch_wait_s"] == pytest.approx(final["seconds"], rel=0.1)
 
 
 def test_an_idle_partition_in_post_copy_runs_on():
