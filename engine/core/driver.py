@@ -200,6 +200,7 @@ class WorkloadDriver:
                     g.settled[key] = g.page_gen
                 if stop != K.STOP_FRAMES:
                     break
+                m.note_short(self.world.t + g.ran_s)
                 if self.pager.make_room(m, part, dt) == 0:
                     self._waits_for_writes(g, part)
                     break
@@ -426,6 +427,7 @@ class WorkloadDriver:
             left -= int(out[K.T_COVERED])
             if left <= 0 or int(out[K.T_STOP]) != K.STOP_FRAMES:
                 break
+            m.note_short(t0)
             if self.pager.make_room(m, io_left, dt) == 0:
                 self._waits_for_writes(g, io_left)
                 break

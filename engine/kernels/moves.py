@@ -253,8 +253,10 @@ def copy_pending(pending: np.ndarray, cursor: int, w1: int, budget_s: float, uni
     Each unit costs ``unit_s``; each run of consecutive units costs ``run_s`` more (a seek; a
     run may continue across calls: ``carry``). Copied units leave ``pending``. Whole words go at
     once when the budget allows; otherwise units are taken from the lowest bit up. A call that
-    stops inside a word resumes there with the copied bits gone, so its next unit pays a seek:
-    the mover pausing between steps loses its place on the volume.
+    stops inside a word resumes there with the copied bits gone: ``carry`` then says whether
+    the unit before the word's lowest pending unit was copied, and the run goes on without a
+    seek (the mover does not stop between steps; taking it for a new run, a move paid a seek
+    at every step boundary, more at short steps).
     """
     used = 0.0
     units = 0
@@ -262,8 +264,13 @@ def copy_pending(pending: np.ndarray, cursor: int, w1: int, budget_s: float, uni
     c = np.uint64(1) if carry > 0.5 else np.uint64(0)
     w = cursor
     stopped = False
+    first = True
     while w < w1:
         x = pending[w]
+        if first and c != 0 and x != 0:
+            # the run goes on into this word's lowest pending unit (its copied bits are gone)
+            c = x & (~x + _ONE)
+        first = False
         if x == 0:
             c = np.uint64(0)
             w += 1
@@ -279,12 +286,17 @@ def copy_pending(pending: np.ndarray, cursor: int, w1: int, budget_s: float, uni
             c = x >> np.uint64(63)
             w += 1
             continue
-        # part of the word: lowest bits first, until the budget runs out
+        # part of the word: lowest bits first, until the budget runs out (``c``, a run going
+        # on into the word, holds across the copied bits below its lowest pending unit)
+        lead = c
         for b in range(64):
             bit = _ONE << np.uint64(b)
             if (x & bit) == 0:
                 c = np.uint64(0)
                 continue
+            if lead & bit:
+                c = np.uint64(1)
+            lead = np.uint64(0)
             extra = unit_s + (run_s if c == 0 else 0.0)
             if used + extra > budget_s:
                 stopped = True

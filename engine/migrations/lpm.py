@@ -22,7 +22,15 @@ from ..basics.workloads import RegionPlan
 from ..kernels import moves as M
 from ..world.state import Guest, Member
 from ..world.world import World
-from .migration import Migration, MoveEngine, MovePass, command_lead
+from .migration import (
+    MOVE_ROUND_S,
+    Migration,
+    MoveEngine,
+    MovePass,
+    command_lead,
+    round_used,
+    spend,
+)
 
 
 @dataclass(frozen=True)
@@ -268,13 +276,13 @@ class LPMEngine(MoveEngine[LPMove]):
             self._finish(mv, "cancelled", "logged off",
                          f"Partition migration of {g.userid} cancelled: it was shut down")
             return
+        writes = any(p.write_frac > 0 for p in g.workload.plan(dt))
         while left > 1e-12 and mv.active:
             self._now = t + (dt - left)
             if mv.setup_left_s > 0:
-                use = min(mv.setup_left_s, left)
-                mv.setup_left_s -= use
+                use, mv.setup_left_s = spend(mv.setup_left_s, left)
                 left -= use
-                if mv.setup_left_s <= 1e-12:
+                if mv.setup_left_s == 0.0:
                     self._now = t + (dt - left)
                     mv.state = "copying"
                     self._begin(mv, "first")
@@ -298,9 +306,12 @@ class LPMEngine(MoveEngine[LPMove]):
             if mv.state == "post-copy":
                 left -= self._fetches(mv, left, rate, ratio, dt)
             c = self._c
-            M.copy_pending(mv.pending, mv.cursor, mv.end_word, left, 1.0 / rate, 0.0, 0.0, c)
+            # (while it writes, the partition's writes follow the copy a round at a time)
+            chunk = min(left, max(MOVE_ROUND_S, 2.0 / rate)) \
+                if writes and mv.state == "copying" else left
+            M.copy_pending(mv.pending, mv.cursor, mv.end_word, chunk, 1.0 / rate, 0.0, 0.0, c)
             done = c[M.C_DONE] > 0.5
-            used = float(c[M.C_USED_S]) if done else left
+            used = round_used(float(c[M.C_USED_S]), chunk, left, done)
             sent = int(c[M.C_UNITS])
             mv.post_left -= sent
             mv.cursor = int(c[M.C_CURSOR])
@@ -325,15 +336,18 @@ class LPMEngine(MoveEngine[LPMove]):
             hi = min(p.hi, mv.npages)
             if hi <= p.lo:
                 continue
+            # as far as its rate allows, and its CPU: the processors' worth the partition had
+            # in its last step, its part of them for this region
+            work = p.work(g.cpu_rate * seconds * speed, seconds, speed)
             if p.log_q < 0:
                 n = -p.log_q * (hi - p.lo)
+                if p.touch_s > work:
+                    # (the lap's pages cost ``touch_s``; fewer references select fewer)
+                    n *= work / p.touch_s
             else:
-                # a walk goes as far as its rate allows, and its CPU: the processors' worth the
-                # partition had in its last step, its part of them for this walk
                 n = float(min(p.max_cover, 1 << 40))
                 if p.cpu_s_per_touch > 0:
-                    n = min(n, p.work(g.cpu_rate * seconds * speed, seconds, speed)
-                            / p.cpu_s_per_touch)
+                    n = min(n, work / p.cpu_s_per_touch)
             out.append((i, p, hi, n))
         return out
 

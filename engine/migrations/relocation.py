@@ -343,6 +343,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.turns = 0
         self._step_end = 0.0
         self.io_for_moves: dict[str, list[float]] = {}
+        self._io_moves_step: dict[str, float] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
         self.cpu_stretch: dict[Relocation, float] = {}
         #: the same on each relocation's destination
@@ -436,6 +437,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         members = self.sim.members
         self.io_for_moves = {name: [moves_io_share(members[name]) * members[name].io_capacity_s
                                     * dt] for r in act for name in (r.source, r.dest)}
+        self._io_moves_step = {name: v[0] for name, v in self.io_for_moves.items()}
         # relocations at the same time run at the same time: they share a link, and the
         # members' frames and paging I/O, piece by piece through the step (each relocation
         # a round of at most ``RELOCATION_ROUND_S`` in turn, the first in turn changing with
@@ -453,6 +455,15 @@ class RelocationEngine(MoveEngine[Relocation]):
                 if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
                     waiting.add(r)
         self.turns += 1
+
+    def _io_since(self, name: str, left: float, since: float | None) -> float:
+        """Of ``left``, what is left of member ``name``'s paging I/O for relocations this step,
+        the part the devices' time from ``since`` on offers (the time before is gone)."""
+        step = self._step_end - self.sim.t
+        if since is None or step <= 0:
+            return left
+        gone = self._io_moves_step.get(name, 0.0) * min(1.0, (since - self.sim.t) / step)
+        return max(0.0, left - max(0.0, gone))
 
     def _link_shares(self, now: list[Relocation]) -> dict[Relocation, float]:
         """How many ways each relocation shares its link for the pages it sends this round:
@@ -643,9 +654,17 @@ class RelocationEngine(MoveEngine[Relocation]):
                     # own guests' page faults (for storage, existing work comes first: a busy
                     # guest on the destination stood still while the scan wrote for the
                     # relocation with all of the devices)
+                    # (the devices' time before now in the step is gone: the writes fit in
+                    # what the rest of the step offers; a relocation short of frames from
+                    # 0.6 s before the end of a step of 5 s wrote the whole step's worth then)
                     short = max(0, dst.free_low - dst.free_frames)
-                    sim.replenish(dst, short + max(1, budget_pages - sent),
-                                  self.io_for_moves[dst.name])
+                    now = t + (dt - left)
+                    dst.note_short(now)
+                    pool = self.io_for_moves[dst.name]
+                    part = [self._io_since(dst.name, pool[0], dst.short_at)]
+                    had = part[0]
+                    sim.replenish(dst, short + max(1, budget_pages - sent), part)
+                    pool[0] -= had - part[0]
                     dst_frames_short = inbound_frames(dst) <= 0
                 # held back only when the pages wait: room made in time (frames freed to
                 # XSTOR, or within the step's paging I/O) costs no time

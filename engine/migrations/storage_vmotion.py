@@ -20,7 +20,15 @@ from ..basics.config import DatastoreConfig, DiskConfig
 from ..kernels import moves as M
 from ..world.state import Guest
 from ..world.world import World
-from .migration import Migration, MoveEngine, MovePass, command_lead
+from .migration import (
+    MOVE_ROUND_S,
+    Migration,
+    MoveEngine,
+    MovePass,
+    command_lead,
+    round_used,
+    spend,
+)
 
 METHODS = ("SNAPSHOT", "DBT", "INCDBT", "MIRROR")
 
@@ -133,18 +141,19 @@ class GuestIO:
         return self.scale * n
 
 
-def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, int],
+def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, float],
                      flows: list[GuestIO], model: SVMotionModel = MODEL) -> dict[str, float]:
     """Seconds an IO spends at each volume (queued and served), from who keeps IOs there.
 
     A volume serves its outstanding IOs in turn, so each party completes IOs in proportion to
     how many it keeps queued, and every IO waits one round of the queue: ``R = sum(n x d)``
-    over the parties, ``d`` the volume's time per IO (a mover's block: its streaming time; a
-    guest's small IO: ``1 / iops``). A mover keeps ``outstanding_ios``; a guest ``rate x R``
-    (Little's law), so ``R = movers x 16 x d_block / (1 - u)``, ``u`` the guests' share of the
-    volume's time. A volume without a mover is a plain queue: ``R = d_io / (1 - u)``. No IO
-    completes sooner than the volume's idle service time ``latency_ms``: a mirrored write to a
-    slow destination waits for it too.
+    over the parties, ``d`` the volume's time per IO (a mover's block: its streaming time, and
+    its seeks' share of a positioning: ``movers`` counts the movers on a volume in streaming
+    IOs' worth; a guest's small IO: ``1 / iops``). A mover keeps ``outstanding_ios``; a
+    guest ``rate x R`` (Little's law), so ``R = movers x 16 x d_block / (1 - u)``, ``u`` the
+    guests' share of the volume's time. A volume without a mover is a plain queue:
+    ``R = d_io / (1 - u)``. No IO completes sooner than the volume's idle service time
+    ``latency_ms``: a mirrored write to a slow destination waits for it too.
     """
     busy = {name: 0.0 for name in stores}
     for f in flows:
@@ -153,7 +162,7 @@ def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, int],
             busy[f.mirror] += f.scale * f.writes * f.mirrored / stores[f.mirror].iops
     lat: dict[str, float] = {}
     for name, ds in stores.items():
-        k = movers.get(name, 0)
+        k = movers.get(name, 0.0)
         head = k * model.outstanding_ios * stream_s(ds, model) if k else seek_s(ds)
         u = busy[name]
         lat[name] = max(head / (1.0 - u), ds.latency_ms / 1000.0) if u < 1.0 - 1e-12 \
@@ -161,7 +170,7 @@ def volume_latencies(stores: dict[str, DatastoreConfig], movers: dict[str, int],
     return lat
 
 
-def solve_volumes(stores: dict[str, DatastoreConfig], movers: dict[str, int],
+def solve_volumes(stores: dict[str, DatastoreConfig], movers: dict[str, float],
                   flows: list[GuestIO], model: SVMotionModel = MODEL) -> dict[str, float]:
     """Each volume's IO latency (s) with every guest held to ``guest_outstanding_ios``.
 
@@ -218,6 +227,9 @@ class VMotion(Migration):
     rng: np.ndarray | None = None
     cursor: int = 0
     carry: float = 0.0
+    #: seeks per block the current pass makes (runs of its blocks over its blocks): each
+    #: holds the volumes' heads as long as ``seek_s`` while the guest's IOs wait
+    seek_share: float = 0.0
     write_acc: float = 0.0
     dirty_best: float = math.inf
     no_progress: int = 0
@@ -285,8 +297,17 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
             n, held = M.begin_pass(mv.dirty, mv.pending, mv.prev, heat, 0, words)
         mv.cursor = 0
         mv.carry = 0.0
+        # a delta holds its blocks in the order first written: merging it seeks for each
+        mv.seek_share = 1.0 if kind == "consolidation" else self._seeks_per_block(mv.pending)
         mv.passes.append(MovePass(len(mv.passes) + 1, kind, 0, self._now, deferred=held))
         return n
+
+    @staticmethod
+    def _seeks_per_block(plane: np.ndarray) -> float:
+        """Runs of consecutive blocks set in ``plane`` per block set (a copy of them seeks for
+        each run)."""
+        n = M.count_bits(plane, 0, len(plane))
+        return M.count_runs(plane, 0, len(plane)) / n if n else 0.0
 
     # -- the step -------------------------------------------------------------------------------
     def advance(self, dt: float) -> None:
@@ -302,18 +323,19 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         return mv.active and mv.setup_left_s <= 1e-12 and bool(mv.passes) and (
             mv.state != "quiesced" or mv.pending_copy)
 
-    def _volumes(self, copying: VMotion, stopped: bool = False) -> tuple[dict[str, float],
-                                                                        dict[str, GuestIO]]:
+    def _volumes(self, copying: VMotion, stopped: bool = False,
+                 seeks: float | None = None) -> tuple[dict[str, float], dict[str, GuestIO]]:
         """Each volume's IO latency (s) and each running guest's IO (with its served share),
-        with the movers copying now and that of ``copying``; ``stopped``: its guest taken as
-        stopped (the last copy of DBT)."""
+        with the movers copying now and that of ``copying`` (making ``seeks`` seeks per block,
+        or its pass's); ``stopped``: its guest taken as stopped (the last copy of DBT)."""
         without = copying.guest.userid if stopped else None
-        movers: dict[str, int] = {}
+        movers: dict[str, float] = {}
         mirror: dict[str, VMotion] = {}
         for mv in self.active:
             if mv is copying or self._copying(mv):
-                movers[mv.source] = movers.get(mv.source, 0) + 1
-                movers[mv.dest] = movers.get(mv.dest, 0) + 1
+                share = seeks if mv is copying and seeks is not None else mv.seek_share
+                for name in (mv.source, mv.dest):
+                    movers[name] = movers.get(name, 0.0) + self._mover_load(name, share)
                 if mv.method == "MIRROR" and mv.state != "quiesced":
                     mirror[mv.guest.userid] = mv
         flows: list[GuestIO] = []
@@ -327,23 +349,58 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
             m = mirror.get(uid)
             if m is not None:
                 # writes to blocks already copied go to both volumes, synchronously
-                f.mirror, f.mirrored = m.dest, m.copied_ever / m.nblocks
+                f.mirror, f.mirrored = m.dest, self._mirrored_share(m)
             if f.reads + f.writes > 0:
                 flows.append(f)
         lat = solve_volumes(self.datastores, movers, flows, self.model)
         return lat, {f.userid: f for f in flows}
 
-    def _mover_s(self, mv: VMotion, lat: dict[str, float]) -> tuple[float, float]:
-        """Seconds per block and per run (a seek) for the mover of ``mv`` at these latencies:
-        each of its 16 IOs waits the volume's round, and it goes at the slower volume's pace."""
+    @staticmethod
+    def _hot(mv: VMotion) -> tuple[int, float]:
+        """The blocks at the start of the disk that take a share of the guest's writes of
+        their own (a mail server's logs and metadata), and that share: (0, 0.0) for none."""
+        disk = mv.guest.cfg.disk
+        assert disk is not None
+        if disk.pattern == "mail" and disk.hot_fraction > 0:
+            return max(1, int(mv.nblocks * disk.hot_fraction)), disk.hot_share
+        return 0, 0.0
+
+    def _mirrored_share(self, mv: VMotion) -> float:
+        """The share of the guest's writes that go to blocks the bulk copy has made already
+        (it copies from the first block on): those go to both volumes. A mail server's logs
+        and metadata at the start of the disk are copied within seconds, and their writes
+        are mirrored from then on (counted as spread over the disk, its writes were mirrored
+        as its copied share of the blocks)."""
+        hot_hi, hot_share = self._hot(mv)
+        done = mv.copied_ever
+        if hot_hi >= mv.nblocks or hot_hi <= 0:
+            return done / mv.nblocks
+        return (hot_share * min(1.0, done / hot_hi)
+                + (1.0 - hot_share) * max(0, done - hot_hi) / (mv.nblocks - hot_hi))
+
+    def _mover_load(self, name: str, seeks: float) -> float:
+        """A mover's IOs on volume ``name`` in streaming IOs' worth: each block's streaming
+        and ``seeks`` positionings per block (scattered blocks hold the volume longer, and the
+        guest's IOs wait behind them)."""
+        ds = self.datastores[name]
+        return 1.0 + seeks * seek_s(ds) / stream_s(ds, self.model)
+
+    def _mover_s(self, mv: VMotion, lat: dict[str, float],
+                 seeks: float | None = None) -> tuple[float, float]:
+        """Seconds per block and per run (a seek) for the mover of ``mv`` at these latencies
+        (``seeks`` seeks per block, or its pass's): each of its 16 IOs waits the volume's
+        round, and it goes at the slower volume's pace."""
         md = self.model
+        share = mv.seek_share if seeks is None else seeks
         unit = run = 0.0
         for ds in (self.datastores[mv.source], self.datastores[mv.dest]):
             r = lat[ds.name]
-            # the mover never waits less than a large IO's service time on an idle volume
-            unit = max(unit, max(r, ds.latency_ms / 1000.0) / md.outstanding_ios)
-            # a seek costs the volume's positioning time, stretched as the mover's blocks are
-            run = max(run, seek_s(ds) * r / (md.outstanding_ios * stream_s(ds, md)))
+            # the round holds the mover's 16 IOs with their seeks: of it, a block's streaming
+            # (never less than a large IO's service time on an idle volume) and a seek's
+            # positioning, each stretched as the round is
+            per = r / (md.outstanding_ios * self._mover_load(ds.name, share))
+            unit = max(unit, max(per, ds.latency_ms / 1000.0 / md.outstanding_ios))
+            run = max(run, per * seek_s(ds) / stream_s(ds, md))
         return unit, run
 
     def _rates(self, mv: VMotion) -> tuple[float, float, float, float]:
@@ -371,10 +428,9 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         while left > 1e-12 and mv.active:
             self._now = t + (dt - left)
             if mv.setup_left_s > 0:
-                use = min(mv.setup_left_s, left)
-                mv.setup_left_s -= use
+                use, mv.setup_left_s = spend(mv.setup_left_s, left)
                 left -= use
-                if mv.setup_left_s <= 1e-12:
+                if mv.setup_left_s == 0.0:
                     self._now = t + (dt - left)
                     mv.state = "copying"
                     self._begin(mv, "first", first=True)
@@ -393,28 +449,36 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
                 # a delta holds its blocks in the order they were first written: merging it
                 # puts every block in its own place on the destination, a seek each
                 unit, run = unit + run, 0.0
-            assert mv.pending is not None
+            assert mv.pending is not None and g.cfg.disk is not None
             c = self._c
-            M.copy_pending(mv.pending, mv.cursor, len(mv.pending), left, unit, run, mv.carry, c)
-            done = c[M.C_DONE] > 0.5
-            used = float(c[M.C_USED_S]) if done else left
-            copied = int(c[M.C_UNITS])
-            mv.cursor = int(c[M.C_CURSOR])
-            mv.carry = float(c[M.C_CARRY])
             cur = mv.passes[-1]
-            cur.units += copied
-            mv.units_moved += copied
-            if cur.number == 1:
-                mv.copied_ever += copied
-            elif mv.method == "SNAPSHOT":
-                mv.delta_blocks -= copied  # consolidated blocks leave the old delta
-            if mv.state != "quiesced":
-                self._writes(mv, used, io_pct)
-                mv.io_s += used
-                mv.io_pct_s += used * io_pct
-                mv.latency_ms_s += used * lat
-            self._note_space(mv)
-            left -= used
+            live = mv.state != "quiesced"
+            # (while the guest writes, its writes follow the copy a round at a time)
+            rounds = live and g.cfg.disk.write_iops > 0
+            while True:
+                chunk = min(left, max(MOVE_ROUND_S, 2 * (unit + run))) if rounds else left
+                M.copy_pending(mv.pending, mv.cursor, len(mv.pending), chunk, unit, run,
+                               mv.carry, c)
+                done = c[M.C_DONE] > 0.5
+                used = round_used(float(c[M.C_USED_S]), chunk, left, done)
+                copied = int(c[M.C_UNITS])
+                mv.cursor = int(c[M.C_CURSOR])
+                mv.carry = float(c[M.C_CARRY])
+                cur.units += copied
+                mv.units_moved += copied
+                if cur.number == 1:
+                    mv.copied_ever += copied
+                elif mv.method == "SNAPSHOT":
+                    mv.delta_blocks -= copied  # consolidated blocks leave the old delta
+                if live:
+                    self._writes(mv, used, io_pct)
+                    mv.io_s += used
+                    mv.io_pct_s += used * io_pct
+                    mv.latency_ms_s += used * lat
+                self._note_space(mv)
+                left -= used
+                if done or left <= 1e-12:
+                    break
             if done:
                 self._now = t + (dt - left)
                 cur.end_s = self._now
@@ -435,11 +499,10 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         w[:] = 0
         w[M.W_LO] = 1 << 62
         hot_n = 0
-        hot_hi = 0
-        if disk.pattern == "mail" and disk.hot_fraction > 0:
+        hot_hi, hot_share = self._hot(mv)
+        if hot_hi:
             # logs and metadata: a small stretch at the start of the disk takes many writes
-            hot_hi = max(1, int(mv.nblocks * disk.hot_fraction))
-            hot_n = round(n * disk.hot_share)
+            hot_n = round(n * hot_share)
             M.write_random(mv.dirty, mv.pending, mv.prev, mv.heat, mode, 0, hot_hi, hot_n,
                            mv.rng, w)
         M.write_random(mv.dirty, mv.pending, mv.prev, mv.heat, mode,
@@ -458,8 +521,9 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         assert mv.dirty is not None
         n = M.count_bits(mv.dirty, 0, len(mv.dirty))
         runs = M.count_runs(mv.dirty, 0, len(mv.dirty))
-        lat, _ = self._volumes(mv, stopped=True)
-        unit, run = self._mover_s(mv, lat)
+        seeks = runs / n if n else 0.0
+        lat, _ = self._volumes(mv, stopped=True, seeks=seeks)
+        unit, run = self._mover_s(mv, lat, seeks)
         return n * unit + runs * run
 
     def _end_pass(self, mv: VMotion) -> None:

@@ -503,6 +503,9 @@ class Member:
         #: processor each at most, beside its storage resets)
         self.reloc_tasks = 0
         self.dasd_full_reported = False
+        #: when in the current step work first found the member short of free frames (its
+        #: demand scan's writes can use the paging devices' time from then on), or None
+        self.short_at: float | None = None
         self.half_full_reported = False
         #: where the demand scan's next visit of the eligible and dispatch lists begins: at
         #: the guest with this user ID, or after it (``Pager.steal``)
@@ -536,6 +539,11 @@ class Member:
     def dat_frames(self) -> int:
         """Frames holding the guests' page management blocks (CP's DAT tables for them)."""
         return int(self.dat_segs * self.frames_per_seg + 0.5)
+
+    def note_short(self, t: float) -> None:
+        """Work found the member short of free frames at time ``t`` (``short_at``)."""
+        if self.short_at is None or t < self.short_at:
+            self.short_at = t
 
     @property
     def used_frames(self) -> int:

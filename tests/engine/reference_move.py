@@ -70,16 +70,21 @@ def begin_pass(dirty, pending, hot_marks, heat: bool) -> tuple[int, int]:
 
 
 def copy_pending(pending, cursor_word, end_word, budget_s, unit_s, run_s, carry):
-    """Walk unit by unit; a unit costs unit_s, plus run_s when its predecessor was not copied."""
+    """Walk unit by unit; a unit costs unit_s, plus run_s when its predecessor was not copied.
+    ``carry``: the run of the call before goes on into the first word's lowest pending unit
+    (the units below it in the word were copied then, or were never pending)."""
     used = 0.0
     units = runs = 0
     c = carry
     i = cursor_word * 64
     end = min(end_word * 64, len(pending))
+    first_end = min(end, (cursor_word + 1) * 64)
+    lead = carry and any(pending[i:first_end])
     stopped = False
     while i < end:
         if not pending[i]:
-            c = False
+            if not (lead and i < first_end):
+                c = False
             i += 1
             continue
         extra = unit_s + (0.0 if c else run_s)
@@ -91,5 +96,6 @@ def copy_pending(pending, cursor_word, end_word, budget_s, unit_s, run_s, carry)
         runs += not c
         pending[i] = False
         c = True
+        lead = False
         i += 1
     return {"units": units, "runs": runs, "done": not stopped, "used": used}

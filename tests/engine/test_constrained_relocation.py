@@ -154,8 +154,11 @@ def test_a_busy_guest_on_a_short_destination_keeps_working_and_slows_the_relocat
     assert r["throttle_s"]["destination:steal"] > 0.5 * r["throttle_s"]["destination:frames"]
 
 
-@pytest.mark.parametrize("step_s", [0.5, 2.0])
+@pytest.mark.parametrize("step_s", [0.5, 2.0, 5.0])
 def test_the_pace_does_not_hang_on_the_step(step_s: float) -> None:
+    """Within 5 % at steps from 0.5 to 5 s. (The destination's demand scan could write the
+    whole step's worth the moment the relocation found it short of frames, the devices' time
+    before that moment included: at 5 s steps the relocation went 8 % faster.)"""
     one = relocation(short_destination(0.5), 240)
     other = relocation(short_destination(0.5, step_s), 240)
     assert other["relocation_s"] == pytest.approx(one["relocation_s"], rel=0.05)

@@ -106,6 +106,28 @@ def test_copy_pending_matches_twin(seed, units, density, budget_units, run_units
         assert bool(out[M.C_DONE]) == exp["done"]
 
 
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), units=st.integers(1, 700), density=st.floats(0, 1),
+       first_units=st.integers(0, 800), run_units=st.integers(1, 4))
+def test_a_copy_split_in_two_calls_pays_the_seeks_of_one(seed, units, density, first_units,
+                                                         run_units):
+    """The mover does not stop between steps: a copy cut into two calls (the second going on
+    with the first's carry) pays as many seeks as the copy in one call."""
+    unit_s, run_s = 1 / 1024, run_units / 1024
+    pending, _, _ = _planes(seed, units, density)
+    words = len(pending)
+    whole = pending.copy()
+    out = np.zeros(M.C_OUT_LEN)
+    M.copy_pending(whole, 0, words, 1e9, unit_s, run_s, 0.0, out)
+    runs_once = int(out[M.C_RUNS])
+    split = pending.copy()
+    M.copy_pending(split, 0, words, first_units / 1024, unit_s, run_s, 0.0, out)
+    runs = int(out[M.C_RUNS])
+    M.copy_pending(split, int(out[M.C_CURSOR]), words, 1e9, unit_s, run_s, out[M.C_CARRY], out)
+    assert runs + int(out[M.C_RUNS]) == runs_once
+    assert not split.any()
+
+
 def test_counts_and_set_all():
     p = np.zeros(3, dtype=np.uint64)
     M.set_all(p, 130)
