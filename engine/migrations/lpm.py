@@ -351,6 +351,18 @@ class LPMEngine(MoveEngine[LPMove]):
             out.append((i, p, hi, n))
         return out
 
+    @staticmethod
+    def _walk_at(mv: LPMove, i: int, p: RegionPlan, hi: int) -> int:
+        """Where walk ``i`` of the partition stands: as the move last moved it, or where the
+        partition's toucher stood when the move began (not the start of its buffer: there
+        every write of pass 1 fell behind the copy)."""
+        start = mv.seq_cursors.get(i, -1)
+        if start < 0:
+            cur = mv.guest.cursors
+            at = cur[i][0] if i < len(cur) else p.lo
+            start = at if p.lo <= at < hi else p.lo
+        return start
+
     def _apply(self, mv: LPMove, i: int, p: RegionPlan, hi: int, touches: float,
                mode: int) -> None:
         """Apply a region's touches (carried over in fractions) to the move's bitmaps."""
@@ -365,7 +377,7 @@ class LPMEngine(MoveEngine[LPMove]):
                            self._w)
         else:
             n = min(n, hi - p.lo)  # a lap of the region at most per chunk
-            start = mv.seq_cursors.get(i, p.lo)
+            start = self._walk_at(mv, i, p, hi)
             M.write_range(mv.dirty, mv.pending, self._noprev, False, mode, p.lo, hi, start, n,
                           self._w)
             mv.seq_cursors[i] = p.lo + (start - p.lo + n) % (hi - p.lo)
@@ -411,7 +423,7 @@ class LPMEngine(MoveEngine[LPMove]):
             else:
                 # a walk meets the pending pages where they lie ahead of it
                 ahead = np.zeros((hi - p.lo + 63) // 64, dtype=np.int64)
-                M.bits_ahead(mv.pending, p.lo, hi, mv.seq_cursors.get(i, p.lo), ahead)
+                M.bits_ahead(mv.pending, p.lo, hi, self._walk_at(mv, i, p, hi), ahead)
                 pend = int(ahead[-1])
             if pend and n > 0:
                 regions.append((i, p, hi, n, pend, ahead))

@@ -550,7 +550,8 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
             self._quiesce(mv, self.model.snapshot_switch_s, final="consolidation")
             return
         n = M.count_bits(mv.dirty, 0, len(mv.dirty))
-        if self._dirty_cost_s(mv) <= self.model.downtime_target_s:
+        # (the downtime is the last copy and the switch after it)
+        if self._dirty_cost_s(mv) + self.model.switch_s <= self.model.downtime_target_s:
             self._quiesce(mv, self.model.switch_s)
             return
         if n < mv.dirty_best * (1.0 - self.model.progress_fraction):

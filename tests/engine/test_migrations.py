@@ -379,6 +379,21 @@ def test_a_pass_tracks_the_writes_behind_the_copy_at_any_step(step_s: float) -> 
     assert got == pytest.approx((1 - (1 - math.exp(-lam_t)) / lam_t) * n, rel=0.05)
 
 
+def test_a_sequential_writer_is_followed_from_where_it_stands():
+    """The copy sends the partition's memory in address order; a sequential writer's writes
+    are tracked only where the copy has passed. Where its walk stands when the move begins
+    (ahead of the copy or behind it) decides how much of its buffer pass 2 carries: it went
+    on from the start of its buffer whatever it had walked, so pass 2 was the same every time."""
+    writer = '{ type = "seqtouch", buffer_mb = 8192, write = true, rate_pages_s = 200000 }'
+    def pass2(after_s: int) -> int:
+        sim = lpm_scenario(16, 10, workload=writer, step_s=1)
+        for _ in range(after_s):
+            sim.step()
+        return lpm(sim)["pass_list"][1]["pages"]
+    behind, ahead = pass2(7), pass2(21)
+    assert abs(behind - ahead) > 0.2 * ahead
+
+
 def test_an_idle_partition_in_post_copy_runs_on():
     """A partition that touches nothing still on the source waits for nothing."""
     sim = lpm_scenario(16, 10)
