@@ -33,6 +33,10 @@ MAX_MB = float(MAX_PAGES // PAGES_PER_MB)  # 64 TiB, the largest storage size mo
 MAX_PAGE_RATE = 1e9  # pages/s: 4 TB/s, beyond the memory bandwidth of any one guest
 MAX_REQUEST_RATE = 1e7  # requests, transactions or interrupts per second
 MAX_CPU_MS_PER_S = 64_000.0  # 64 virtual CPUs, each busy all the time
+#: the least CPU a request or transaction may cost (1 us): serving one always takes some, and a
+#: request of none gave a workload no CPU for its first touches (it never served one, silently)
+#: and no guest CPU to put CP's path for its I/O beside
+MIN_CPU_MS = 0.001
 
 _TX_COMMON = {
     "hot_fraction": Param(0.2, "fraction", "share of the working set that is hot", 0.0, 1.0),
@@ -118,7 +122,7 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "params": {
             "wss_mb": Param(512, "MB", "working set (heap and code)", 1, MAX_MB),
             "requests_per_s": Param(20, "requests/s", "offered request rate", 0, MAX_REQUEST_RATE),
-            "cpu_ms_per_request": Param(10, "ms", "CPU per request", 0, 1e6),
+            "cpu_ms_per_request": Param(10, "ms", "CPU per request", MIN_CPU_MS, 1e6),
             "pages_per_request": Param(100, "pages", "page references per request", 1, 1e7),
             "write_frac": Param(0.3, "fraction", "share of references that change", 0, 1),
             "net_interrupts_per_s": Param(20, "1/s", "network and heartbeat interrupts", 0,
@@ -133,7 +137,7 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "params": {
             "wss_mb": Param(400, "MB", "buffer pool and code", 1, MAX_MB),
             "requests_per_s": Param(50, "tx/s", "offered transaction rate", 0, MAX_REQUEST_RATE),
-            "cpu_ms_per_request": Param(4, "ms", "CPU per transaction", 0, 1e6),
+            "cpu_ms_per_request": Param(4, "ms", "CPU per transaction", MIN_CPU_MS, 1e6),
             "pages_per_request": Param(40, "pages", "page references per transaction", 1, 1e7),
             "write_frac": Param(0.25, "fraction", "share of references that change", 0, 1),
             "net_interrupts_per_s": Param(0.5, "1/s", "network interrupts", 0, MAX_REQUEST_RATE),
@@ -148,7 +152,7 @@ WORKLOAD_TYPES: dict[str, dict[str, Any]] = {
         "params": {
             "wss_mb": Param(256, "MB", "working set", 1, MAX_MB),
             "requests_per_s": Param(200, "requests/s", "offered request rate", 0, MAX_REQUEST_RATE),
-            "cpu_ms_per_request": Param(2, "ms", "CPU per request", 0, 1e6),
+            "cpu_ms_per_request": Param(2, "ms", "CPU per request", MIN_CPU_MS, 1e6),
             "pages_per_request": Param(20, "pages", "page references per request", 1, 1e7),
             "write_frac": Param(0.05, "fraction", "share of references that change", 0, 1),
             "net_interrupts_per_s": Param(200, "1/s", "network interrupts", 0, MAX_REQUEST_RATE),

@@ -201,7 +201,7 @@ class WorkloadDriver:
                 if stop != K.STOP_FRAMES:
                     break
                 m.note_short(self.world.t + g.ran_s)
-                if self.pager.make_room(m, part, dt) == 0:
+                if self.pager.make_room(m, part, dt, given) == 0:
                     self._waits_for_writes(g, part)
                     break
             io_left[0] -= given - part[0]
@@ -358,6 +358,19 @@ class WorkloadDriver:
             pend[4] = guess
         held = (pend, refs) if untouched == 0 and f == 1.0 else None
         return touched * r.units_per_touch, need * f / m.cfg.cpu_speed, held
+
+    def prepare(self, g: Guest) -> None:
+        """Set ``g``'s application for this step before the member's CPU is shared out: one
+        that starts up now asks for its start-up's CPU, not its serving's (set as it ran, an
+        application that started when Linux had booted got the CPU its serving asks for in its
+        first step, a tenth of a processor beside two busy guests). What the guest used in its
+        last step (``Guest.cpu_need``: Linux booting) says nothing of what its start-up needs."""
+        w = g.workload
+        seen = self._seen.get(g.userid)
+        if seen is None or seen[0] is not w or w.session != g.logons:
+            w = self._application(g)  # (else the application it ran, in the same logon)
+        if w.starting and w.startup_t0 is None:
+            g.cpu_need = None
 
     def _application(self, g: Guest) -> Workload:
         """``g``'s workload, with its application's start-up phase set for what happened since

@@ -484,6 +484,8 @@ class Simulation:
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests, self.models.scheduler.elapsed_slice_s)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
+        for g in runnable:
+            self.driver.prepare(g)
         # CP's own work comes first (relocation, storage resets after logoffs, and its paging
         # at the pace of the last step); CP's path for the guests' virtual I/O is part of each
         # guest's share

@@ -280,7 +280,8 @@ class Pager:
             self.note_blocked(m)
         return n, blocked or n >= still
 
-    def make_room(self, m: Member, io_left: list[float], dt: float) -> int:
+    def make_room(self, m: Member, io_left: list[float], dt: float,
+                  io_walk: float | None = None) -> int:
         """Free frames for guests that ran out of them while they run: a piece of the refill to
         ``free_high`` at a time.
 
@@ -293,18 +294,20 @@ class Pager:
         any step length; a member without paging devices steals only to XSTOR, which costs no
         device time, and refills at once.
 
-        ``io_left`` is the paging I/O of the walk that ran out of frames, and the piece is at
-        most what half of it writes: a fault costs the write that frees its frame and the read
-        that fills it. (A walk that spent all of its I/O on writes had none left for its read,
-        and the frames it freed went to the walks after it in the step: of eight touchers of a
-        guest, the first stood still for 50 s while it paid for the others' frames.)
+        ``io_left`` is what is left of the paging I/O of the walk that ran out of frames
+        (``io_walk``: all of its part of the step), and the piece is at most what half of its
+        part writes: a fault costs the write that frees its frame and the read that fills it.
+        (A walk that spent all of its I/O on writes had none left for its read, and the frames
+        it freed went to the walks after it in the step: of eight touchers of a guest, the
+        first stood still for 50 s while it paid for the others' frames.)
         """
         want = max(m.free_high - m.free_frames, 256)
         if m.io_capacity_s > 0:
             block = self.model.block_pages
             per_page = (1.0 + (block - 1) * m.xfer_units) / block  # (a write, in blocks)
+            walk = io_left[0] if io_walk is None else io_walk
             want = min(want, max(block, min(int(m.io_capacity_s * dt / 8),
-                                             int(io_left[0] / (2.0 * per_page)))))
+                                             int(walk / (2.0 * per_page)))))
         return self.steal(m, want, io_left)
 
     def steal_from(self, m: Member, g: Guest, want: int, take_ref: bool,

@@ -217,6 +217,25 @@ def test_relocations_share_a_members_processors() -> None:
     assert longest(2) > longest(16) * 1.5
 
 
+def test_relocations_waiting_on_the_link_leave_the_processors_free() -> None:
+    """25 relocations at once on members of 4 processors: they share the link, and each uses
+    a processor only while it scans its guest's DAT tables and a little of one for the pages
+    it sends, so processors stand idle and more of them change little. (Counted a processor
+    each whatever they did, they ran 6.25 times slower on 4 than on 32 processors: all 25 done
+    after 44.5 s against 34.9 s, the source's processors 41 % busy.)"""
+    text = find_scenario("reference/lgr-25-guests-async-immediate").read_text(encoding="utf-8")
+    assert text.count("cpus = 4\n") == 2
+
+    def last_done(cpus: int) -> float:
+        sim = Simulation(loads_scenario(text.replace("cpus = 4\n", f"cpus = {cpus}\n")))
+        sim.run_until(200)
+        rels = build_summary(sim)["relocations"]
+        assert len(rels) == 25 and all(r["result"] == "relocated" for r in rels)
+        return max(r["start_s"] + r["relocation_s"] for r in rels)
+
+    assert last_done(4) == pytest.approx(last_done(32), rel=0.05)
+
+
 def test_faster_processors_scan_a_guests_dat_tables_sooner() -> None:
     """An idle guest's quiesce is two DAT-table scans: CPU work of the source, shorter on
     faster processors, while the status records on the link take as long as before."""

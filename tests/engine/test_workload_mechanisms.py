@@ -118,6 +118,29 @@ def test_fewer_virtual_cpus_or_a_busy_member_make_the_startup_longer() -> None:
     assert busy == pytest.approx(4 * two, rel=0.1)
 
 
+@pytest.mark.parametrize("step_s", [1.0, 5.0])
+def test_an_application_started_after_a_logon_gets_its_cpu_from_the_first_step(
+        step_s: float) -> None:
+    """Logged on beside two busy guests, the application starts up once Linux has booted: from
+    its first step it asks for its start-up's CPU, not for what Linux used while it booted
+    (its first step of 5 s got a tenth of a processor, and its start-up took 29 s at 5 s
+    steps against 24 s at 0.5 s)."""
+    hog = '{ type = "randchange", fraction = 0.1, rate_pages_s = 1000000, cpu_us_per_page = 10 }'
+    app = '{ type = "appserver", wss_mb = 512, requests_per_s = 20, startup_cpu_s = 30 }'
+
+    def startup_s(step: float) -> float:
+        guests = [guest("APP1", app, vcpus=2, logged_on=False)]
+        guests += [guest(f"HOG{i}", hog, vcpus=2) for i in range(2)]
+        text = scenario(guests, cpus=4, step_s=step) + \
+            '\n[[timeline]]\nat_s = 0\ncommand = "XAUTOLOG APP1"\n'
+        sim = sim_of(text)
+        first_served_s(sim, "APP1")
+        (s,) = startup_events(sim, "APP1")
+        return s
+
+    assert startup_s(step_s) == pytest.approx(startup_s(0.5), rel=0.05)
+
+
 def test_faster_processors_do_more_work_for_a_guest_held_by_its_virtual_cpus() -> None:
     """A guest's work is counted in CPU seconds at speed 1: on processors twice as fast a
     guest held only by its virtual CPUs does twice the work in the same time, and an

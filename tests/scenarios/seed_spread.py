@@ -21,6 +21,11 @@ import sys
 from typing import Any
 
 SEEDS = 8
+#: scenarios whose results fall in clusters that eight seeds may miss: of 25 relocations at
+#: once, which of the middle ones quiesce while many still share the link, and so take long,
+#: comes in cascades (14 to 22 of the 25, in six runs)
+SEEDS_FOR = {"reference/lgr-25-guests-async.toml": 32,
+             "reference/lgr-25-guests-async-immediate.toml": 16}
 #: numbers of a summary that are not results: identities, times of commands, event counts
 SKIP = {"t_s", "seed", "version", "scenario_hash", "line", "rc", "events", "commands",
         "start_s", "at_s"}
@@ -75,7 +80,7 @@ def spread() -> dict[str, Any]:
         from ssisim.engine import load_scenario
 
         base = load_scenario(path).seed
-        runs = [run(path, base + i, exact=True) for i in range(SEEDS)]
+        runs = [run(path, base + i, exact=True) for i in range(SEEDS_FOR.get(key, SEEDS))]
         common = set(runs[0]).intersection(*runs[1:])
         out[key] = {k: [min(r[k] for r in runs), max(r[k] for r in runs)]
                     for k in sorted(common)}

@@ -219,6 +219,19 @@ def test_a_link_of_more_than_16_ctcs() -> None:
     assert "at most 16 CTC devices" in msg and "have 20" in msg
 
 
+@pytest.mark.parametrize("kind", ["appserver", "database", "webserver"])
+def test_a_request_that_costs_no_cpu(kind: str) -> None:
+    """A request always costs CPU. One of none gave the workload no CPU for its first touches:
+    it served nothing, silently (and with disk I/O per request the run ended in an internal
+    error)."""
+    text = MINIMAL + (f'workload = {{ type = "{kind}", cpu_ms_per_request = 0, '
+                      'ios_per_unit = 10 }\n')
+    line, field, msg = error_of(text)
+    assert line == line_of(text, "cpu_ms_per_request")
+    assert field == "guest[0] (LNX1).workload.cpu_ms_per_request"
+    assert "out of range 0.001 to" in msg
+
+
 def test_link_naming_unknown_member() -> None:
     text = _TWO_MEMBERS + '\n[[link]]\nmembers = ["MEMB1", "MEMB7"]\n'
     line, field, msg = error_of(text)
