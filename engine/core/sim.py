@@ -445,17 +445,20 @@ class Simulation:
                   {"cleanup_s": round(c.seconds_left, 3),
                    "detach_s": round(c.detach_until - c.t_start, 3)} if member else {})
 
-    def replenish(self, m: Member, want: int, pool: list[float] | None = None) -> int:
+    def replenish(self, m: Member, want: int, pool: list[float] | None = None,
+                  most: float = math.inf) -> int:
         """CP's demand scan on ``m`` now, within what is left of the step's paging I/O (and of
-        ``pool``, a part of it set aside for the work that asks, which it lowers)."""
+        ``pool``, a part of it set aside for the work that asks, which it lowers), and at most
+        ``most`` of it."""
         io = self.io_left[m.name]
-        if pool is None:
+        if pool is None and most == math.inf:
             return self.pager.steal(m, want, io)
-        mine = [min(io[0], pool[0])]
+        mine = [min(io[0], pool[0] if pool is not None else math.inf, most)]
         had = mine[0]
         got = self.pager.steal(m, want, mine)
         io[0] -= had - mine[0]
-        pool[0] -= had - mine[0]
+        if pool is not None:
+            pool[0] -= had - mine[0]
         return got
 
     def guests_on(self, member: str) -> list[Guest]:
@@ -560,17 +563,14 @@ class Simulation:
             g.cpu_need = used / dt if 0.0 < given and used < CPU_BOUND * given else None
         m.turns += 1
         if m.free_frames < m.free_high:
-            if m.short_at is not None and m.short_at > self.t:
-                # short of frames only from a moment in the step (a relocation's inbound
-                # pages): the devices' time before it is gone, the refill writes within what
-                # is left (a relocation short of frames 0.6 s before the end of a step of 5 s
-                # had the whole step's writes then, and its pass 1 went 8 % faster)
-                part = [min(io_left[0], m.io_capacity_s * (self.t + dt - m.short_at))]
-                had = part[0]
-                self.pager.steal(m, m.free_high - m.free_frames, part)
-                io_left[0] -= had - part[0]
-            else:
-                self.pager.steal(m, m.free_high - m.free_frames, io_left)
+            # short of frames only from a moment in the step (a relocation's inbound pages):
+            # the devices' time before it is gone, the refill writes within what is left (a
+            # relocation short of frames 0.6 s before the end of a step of 5 s had the whole
+            # step's writes then, and its pass 1 went 8 % faster)
+            since = m.short_at if m.short_at is not None and m.short_at > self.t else None
+            self.replenish(m, m.free_high - m.free_frames,
+                           most=math.inf if since is None
+                           else m.io_capacity_s * (self.t + dt - since))
         m.short_at = None
         xft = self.models.paging.xstor_free_target
         if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * xft:

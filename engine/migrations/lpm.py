@@ -23,11 +23,11 @@ from ..kernels import moves as M
 from ..world.state import Guest, Member
 from ..world.world import World
 from .migration import (
-    MOVE_ROUND_S,
     Migration,
     MoveEngine,
     MovePass,
     command_lead,
+    round_chunk,
     round_used,
     spend,
 )
@@ -307,8 +307,7 @@ class LPMEngine(MoveEngine[LPMove]):
                 left -= self._fetches(mv, left, rate, ratio, dt)
             c = self._c
             # (while it writes, the partition's writes follow the copy a round at a time)
-            chunk = min(left, max(MOVE_ROUND_S, 2.0 / rate)) \
-                if writes and mv.state == "copying" else left
+            chunk = round_chunk(left, 1.0 / rate, writes and mv.state == "copying")
             M.copy_pending(mv.pending, mv.cursor, mv.end_word, chunk, 1.0 / rate, 0.0, 0.0, c)
             done = c[M.C_DONE] > 0.5
             used = round_used(float(c[M.C_USED_S]), chunk, left, done)

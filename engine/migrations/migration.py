@@ -152,6 +152,13 @@ MoveT = TypeVar("MoveT", bound=MoveRecord)
 MOVE_ROUND_S = 0.1
 
 
+def round_chunk(left_s: float, unit_s: float, in_rounds: bool) -> float:
+    """The time a move copies before the guest's writes of it are applied: the rest of the
+    step, or while the guest writes a round of ``MOVE_ROUND_S`` (at least two units of
+    ``unit_s``)."""
+    return min(left_s, max(MOVE_ROUND_S, 2.0 * unit_s)) if in_rounds else left_s
+
+
 def round_used(copied_s: float, chunk_s: float, left_s: float, done: bool) -> float:
     """The time a round of copying took: what its units took when the pass ended, or when
     more of the step follows (the rest of the round, less than a unit, goes to the next round);

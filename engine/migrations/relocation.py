@@ -681,10 +681,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     now = t + (dt - left)
                     dst.note_short(now)
                     pool = self.io_for_moves[dst.name]
-                    part = [self._io_since(dst.name, pool[0], dst.short_at)]
-                    had = part[0]
-                    sim.replenish(dst, short + max(1, budget_pages - sent), part)
-                    pool[0] -= had - part[0]
+                    sim.replenish(dst, short + max(1, budget_pages - sent), pool,
+                                  most=self._io_since(dst.name, pool[0], dst.short_at))
                     dst_frames_short = inbound_frames(dst) <= 0
                 # held back only when the pages wait: room made in time (frames freed to
                 # XSTOR, or within the step's paging I/O) costs no time

@@ -21,11 +21,11 @@ from ..kernels import moves as M
 from ..world.state import Guest
 from ..world.world import World
 from .migration import (
-    MOVE_ROUND_S,
     Migration,
     MoveEngine,
     MovePass,
     command_lead,
+    round_chunk,
     round_used,
     spend,
 )
@@ -454,9 +454,9 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
             cur = mv.passes[-1]
             live = mv.state != "quiesced"
             # (while the guest writes, its writes follow the copy a round at a time)
-            rounds = live and g.cfg.disk.write_iops > 0
+            in_rounds = live and g.cfg.disk.write_iops > 0
             while True:
-                chunk = min(left, max(MOVE_ROUND_S, 2 * (unit + run))) if rounds else left
+                chunk = round_chunk(left, unit + run, in_rounds)
                 M.copy_pending(mv.pending, mv.cursor, len(mv.pending), chunk, unit, run,
                                mv.carry, c)
                 done = c[M.C_DONE] > 0.5

@@ -7,6 +7,7 @@ against these protocols, so they never import the simulation core and the core c
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -82,6 +83,8 @@ class World(Protocol):
         """How long a virtual CPU waits for a DASD page fault on ``m``, queueing included."""
         ...
 
-    def replenish(self, m: Member, want: int, pool: list[float] | None = None) -> int:
-        """CP's demand scan on ``m`` now, within the step's paging I/O: frames freed."""
+    def replenish(self, m: Member, want: int, pool: list[float] | None = None,
+                  most: float = math.inf) -> int:
+        """CP's demand scan on ``m`` now, within the step's paging I/O (and ``pool``, and at
+        most ``most`` of it): frames freed."""
         ...
