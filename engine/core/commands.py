@@ -429,7 +429,7 @@ class CommandProcessor:
             return [f"{g.userid}: virtual CPUs are already stopped"]
         if g.relocating:
             raise CPError("HCPSTP1940E", f"{g.userid} is being relocated; STOP is not possible now")
-        g.stopped_by.add("stop")
+        g.hold("stop")
         self.sim.emit("STOPPED", g.member, g.userid, f"{g.userid}: CP STOP, all virtual CPUs "
                       "stopped; memory and devices stay")
         return ["CPU 00  STOPPED"]
@@ -441,7 +441,7 @@ class CommandProcessor:
         g = self.logged_on_guest(issuer, "BEG")
         if "stop" not in g.stopped_by:
             raise CPError("HCPBEG1543E", f"{g.userid} is not stopped; BEGIN does nothing")
-        g.stopped_by.discard("stop")
+        g.release("stop")
         first = self.sim.pause.first_request_s(g)
         self.sim.emit("BEGIN", g.member, g.userid, f"{g.userid}: CP BEGIN; it answers requests "
                       f"again after {first:.1f} s", {"serving_s": round(first, 6)})

@@ -97,8 +97,15 @@ class Simulation:
         #: relocations repeated back and forth: (last command, the member the guest left, no
         #: repeat after this time, scenario line)
         self._repeats: list[tuple[VmrelocateMove, str, float, int]] = []
-        #: how long before the step began the command being run was due (``World``)
-        self.command_lead_s = 0.0
+        #: the moment the command being run runs (None: now), and when the engines' next step
+        #: of work begins (``World``)
+        self.command_at_s: float | None = None
+        self.moves_from_s = 0.0
+        #: called as the commands due are picked, within a step too (``_run_due_commands``):
+        #: code that issues commands as the run goes (an evacuation plan) schedules them then
+        self.feeders: list[Callable[[], None]] = []
+        #: the last step in which the guests ran up to a command's moment (``_ran_at``)
+        self._ran_in_step = -1
         for entry in scenario.timeline:
             self.schedule(entry)
         #: each member's guests by user ID, as of the placement count (``guests_on``)
@@ -142,13 +149,18 @@ class Simulation:
         """Simulated seconds since the scenario started."""
         return self.steps * self.step_s
 
+    def now_s(self) -> float:
+        """Now: the moment the command being run runs, or the step's time outside of
+        commands."""
+        return self.t if self.command_at_s is None else self.command_at_s
+
     def peek(self) -> float:
         """Simulated time of the next scheduled command, or ``inf`` when none is queued."""
         return self._queue[0][0] if self._queue else math.inf
 
     def step(self) -> None:
         """Advance the world by one step of ``step_s`` simulated seconds."""
-        self._run_due_commands()
+        self._run_due_commands(self.t + 1e-9)
         dt = self.step_s
         for name, m in self.members.items():
             self.io_left[name] = [m.io_capacity_s * dt]
@@ -158,6 +170,10 @@ class Simulation:
         self.svm.advance(dt)
         self.lpm.advance(dt)
         self.pause.advance_cleanups(dt, self.reloc.cpu_s)
+        # the commands due within the step run at their moments in it, before the guests run
+        # the rest of it
+        self.moves_from_s = self.t + dt
+        self._run_due_commands(self.t + dt - 1e-6)
         moving = self._anything_moving()
         for name in sorted(self.members):
             m = self.members[name]
@@ -168,6 +184,7 @@ class Simulation:
                 continue
             self._step_lagged(m, m.lag + 1)
         self.steps += 1
+        self.moves_from_s = self.t
         self.sampler.after_step()
         if self.lesson is not None:
             self.lesson.update()
@@ -187,8 +204,9 @@ class Simulation:
         demand scan's mark for every working set, no guest stopped or starting) and the step
         does not end on a boundary (its own turn of every ``quiet_step_s``, a sample, a
         command due, the scenario's end)."""
-        if (self.steps + 1 + m.quiet_phase) % self.quiet_steps == 0:
-            return False
+        if (self.steps + 1 + m.quiet_phase) % self.quiet_steps == 0 or \
+                self._ran_in_step == self.steps:
+            return False  # (its turn, or its guests ran part of the step for a command)
         end = self.t + self.step_s + 1e-9
         if self.t < self.scenario.duration_s <= end or end >= self.sampler.next_due() \
                 or end >= self.peek():
@@ -216,10 +234,13 @@ class Simulation:
         ``fresh_io``: a catch-up before this step's paging I/O was handed out)."""
         m.lag = 0
         dt = self.step_s * steps
+        step_io = self.io_left[m.name]
         if steps > 1 or fresh_io:
             # nothing else used this member's paging I/O: it skipped the steps it is given now
             self.io_left[m.name] = [m.io_capacity_s * dt]
         self._step_member(m, dt)
+        if fresh_io:
+            self.io_left[m.name] = step_io  # (this step's, which the catch-up did not use)
 
     def _catch_up(self) -> None:
         """Step every member that skipped steps up to now (before a command changes it)."""
@@ -258,7 +279,7 @@ class Simulation:
             n += 1
             if progress is not None and n % every == 0:
                 progress(min(1.0, (self.t - start) / total), f"t={self.t:.0f}s")
-        self._run_due_commands()
+        self._run_due_commands(self.t + 1e-9)
         if progress is not None:
             progress(1.0, f"t={self.t:.0f}s")
 
@@ -301,33 +322,54 @@ class Simulation:
                     and r.issuer == "OPERATOR" and r.t_end is not None), default=0.0)
 
     @contextlib.contextmanager
-    def _began_at(self, t: float) -> Iterator[None]:
-        """While a command that could run at ``t`` (within the last step) runs: a relocation
-        it starts begins then (``World.command_lead_s``)."""
-        self.command_lead_s = max(0.0, self.t - t)
+    def _ran_at(self, t: float) -> Iterator[None]:
+        """While a command runs at moment ``t`` (``World.command_at_s``): within the step, after
+        its relocation work, every guest has run up to it first."""
+        self._catch_up()
+        if t > self.t + 1e-9:
+            self._ran_in_step = self.steps  # (so no member skips the rest of this step)
+            for u in sorted(self.guests):
+                self.run_guest_until(self.guests[u], t)
+        self.command_at_s = t
         try:
             yield
         finally:
-            self.command_lead_s = 0.0
+            self.command_at_s = None
+        # a relocation it started within the step does the rest of the step before the guests
+        self.reloc.advance_joined()
 
-    def _run_due_commands(self) -> None:
-        """Run the commands that are due. A command that waited (for its time within the last
-        step, or for the console a SYNC relocation held) ran when it could, not when the step
-        began: a relocation it starts begins then (``World.command_lead_s``), so that a chain
-        of SYNC relocations does not wait for step boundaries between its links."""
-        freed: float | None = None
-        while self._queue and self._queue[0][0] <= self.t + 1e-9 and not self.console_busy():
+    def _run_due_commands(self, until: float) -> None:
+        """Run the commands due by ``until``, each at its moment, the earliest first: when it
+        was due or when the console a SYNC relocation held was freed (the later), and the next
+        relocation of a guest going back and forth when the last one ended. Within a step (after
+        its relocation work) a relocation a command starts does the rest of the step at once,
+        so a chain of SYNC relocations, or of relocations back and forth, goes on within the
+        step, the guests' changes after each start counted by it (begun at the next step with
+        the time before it owed, a relocation shorter than a step lay in time the guest had
+        already run: 25 SYNC relocations of 3.4 s each took 118.4 s at 5 s steps, 88.4 s at
+        0.5 to 2 s, their passes after the first empty)."""
+        while True:
+            for feed in self.feeders:
+                feed()
+            due = self._queue[0][0] if self._queue and not self.console_busy() else math.inf
+            at = max(due, self._console_freed_s()) if due < math.inf else math.inf
+            rep = self._next_repeat()
+            if rep is not None and rep[0] < at:
+                if rep[0] > until:
+                    return
+                with self._ran_at(max(rep[0], self.t - self.step_s)):
+                    self._repeat_one(rep[1])
+                continue
+            if at > until:
+                return
             due, seq, entry = heapq.heappop(self._queue)
-            if freed is None:
-                freed = self._console_freed_s()
-            with self._began_at(max(due, freed)):
+            with self._ran_at(max(at, self.t - self.step_s)):
                 if entry.repeat:
                     self._start_repeat(entry)
                     continue
                 resp = self.execute(entry.command, line=entry.line)
             if seq in self._tickets:
                 self._tickets[seq] = resp
-        self._repeat_relocations()
 
     def _start_repeat(self, entry: TimelineEntry) -> None:
         """A relocation issued back and forth: now, and again each time the last one ends."""
@@ -340,34 +382,44 @@ class Simulation:
             until = entry.until_s if entry.until_s is not None else math.inf
             self._repeats.append((cmd, home, until, entry.line))
 
-    def _repeat_relocations(self) -> None:
-        """Issue the next relocation of every back-and-forth guest whose last one has ended:
-        to the other member when it arrived, to the same one again when it was cancelled.
-        A guest that logged off, or a command CP refuses, ends its repeats."""
-        keep = []
-        for cmd, home, until, line in self._repeats:
-            g = self.guests.get(cmd.userid.upper())
-            if g is None or g.member is None:
+    def _next_repeat(self) -> tuple[float, int] | None:
+        """When the next relocation of a guest going back and forth is due (its last one ended,
+        the console free), and its place among the repeats; None when none is. The repeats of
+        a guest that logged off end."""
+        self._repeats = [x for x in self._repeats if (g := self.guests.get(x[0].userid.upper()))
+                         is not None and g.member is not None]
+        if self.console_busy():
+            return None
+        best: tuple[float, int] | None = None
+        for i, (cmd, _home, _until, _line) in enumerate(self._repeats):
+            g = self.guests[cmd.userid.upper()]
+            if self.reloc.of(g.userid) is not None:
                 continue
-            if self.reloc.of(g.userid) is not None or self.console_busy():
-                keep.append((cmd, home, until, line))
-                continue
-            if self.t > until + 1e-9:
-                continue
-            to = home if g.member == cmd.dest.upper() else cmd.dest
-            other = cmd.dest if to == home else home
-            nxt = dataclasses.replace(cmd, dest=to)
-            # the next one goes when the last one ended, within the last step
             last = next((r for r in reversed(self.reloc.all) if r.guest is g), None)
-            began = last.t_end if last is not None and last.t_end is not None else self.t
-            with self._began_at(began):
-                ok = self.execute(nxt, line=line).ok
-            if ok:
-                keep.append((nxt, other, until, line))
-            else:
-                self.emit("REPEAT_STOPPED", g.member, g.userid,
-                          f"{g.userid}: relocations back and forth end: CP refused {nxt}")
-        self._repeats = keep
+            at = last.t_end if last is not None and last.t_end is not None else self.t
+            if last is not None and last.t_end is not None and last.t_end <= last.t_start:
+                at = max(at, self.moves_from_s)  # (one that ended as it began: not again now)
+            if best is None or at < best[0]:
+                best = (at, i)
+        return best
+
+    def _repeat_one(self, i: int) -> None:
+        """Issue the next relocation of the ``i``-th back-and-forth guest, now: to the other
+        member when the last one arrived, to the same one again when it was cancelled. Past its
+        end time, or when CP refuses it, its repeats end."""
+        cmd, home, until, line = self._repeats.pop(i)
+        g = self.guests[cmd.userid.upper()]
+        assert g.member is not None
+        if self.command_at_s is not None and self.command_at_s > until + 1e-9:
+            return
+        to = home if g.member == cmd.dest.upper() else cmd.dest
+        other = cmd.dest if to == home else home
+        nxt = dataclasses.replace(cmd, dest=to)
+        if self.execute(nxt, line=line).ok:
+            self._repeats.insert(i, (nxt, other, until, line))
+        else:
+            self.emit("REPEAT_STOPPED", g.member, g.userid,
+                      f"{g.userid}: relocations back and forth end: CP refused {nxt}")
 
     def execute(self, command: str | Command, issuer: str = "OPERATOR",
                 line: int = 0) -> CPResponse:
@@ -390,10 +442,12 @@ class Simulation:
                                "lesson is about what you do with the cluster as it is"], 1)
         else:
             resp = self.cp.execute(typed if typed is not None else command, issuer)
-        self.command_log.append((self.t, command, resp.rc, line, tuple(resp.lines)))
+        self.command_log.append((self.now_s(), command, resp.rc, line, tuple(resp.lines)))
         self.emit("COMMAND", None, None, command, {"rc": resp.rc, "response": resp.lines,
                                                   "issuer": issuer})
-        if self.lesson is not None:
+        if self.lesson is not None and self.moves_from_s <= self.t:
+            # (within a step, after its relocation work, the lesson looks at the world as the
+            # step ends: the moves are there already, and a time before them would be wrong)
             self.lesson.update()
         return resp
 
@@ -405,10 +459,9 @@ class Simulation:
     def emit(self, kind: str, member: str | None, userid: str | None, message: str,
              data: dict[str, Any] | None = None, at: float | None = None) -> Event:
         """Record an event that happened at simulated time ``at``: by default now, or, while a
-        command runs that was due within the last step, when it was due (``command_lead_s``).
-        An engine that keeps its own clock within a step gives that (a pass ends at 15.7 s, not
-        at the step's 15 s)."""
-        when = self.t - self.command_lead_s if at is None else at
+        command runs, its moment (``command_at_s``). An engine that keeps its own clock within
+        a step gives that (a pass ends at 15.7 s, not at the step's 15 s)."""
+        when = self.now_s() if at is None else at
         ev = Event(round(when, 6), self._event_seq, kind, member, userid, message, data or {})
         self._event_seq += 1
         self.events.append(ev)
@@ -419,6 +472,9 @@ class Simulation:
     # -- logon / logoff -----------------------------------------------------------------------
     def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
         g.log_on(member)
+        # until its member shares out the CPU at its next step, the guest runs (up to a command
+        # due within the step) at its virtual CPUs' pace, as many as the member has
+        g.cpu_rate = float(min(g.cfg.vcpus, self.members[member].cfg.cpus))
         g.count_dat_on(self.members[member])
         g.class_since = self.t  # dormant from now
         if announce:
@@ -431,7 +487,7 @@ class Simulation:
         r = self.reloc.of(g.userid)
         if r is not None:
             self.reloc.abort(r, f"Relocation of {g.userid} cancelled: the guest logged off",
-                             "logged off", now=self.t - self.command_lead_s)
+                             "logged off", now=self.now_s())
         member = g.member
         if member is not None:
             g.flush_pending()
@@ -486,6 +542,8 @@ class Simulation:
         need = m.used_frames + grow + int(math.ceil(more / 256 * m.frames_per_seg))
         m.roomy = need <= m.frames - m.free_high
         schedule_states(self, m, guests, self.models.scheduler.elapsed_slice_s)
+        for g in guests:
+            g.released_rate = None  # (its state says whether it runs from here)
         runnable = [g for g in guests if g.state in (DISPATCH, DORMANT)]
         for g in runnable:
             self.driver.prepare(g)
@@ -607,16 +665,24 @@ class Simulation:
         """Run a guest's workload from where it stands in the current step up to time ``t``.
 
         A relocation calls this when a pass ends inside a step, so that the pages changed
-        before the pass boundary belong to that pass and those after to the next.
+        before the pass boundary belong to that pass and those after to the next; a command due
+        within the step, so that it finds every guest where it stands then. A guest stopped
+        as its member's step began and running again since (``Guest.release``) runs at the
+        pace it ran at before.
         """
-        if g.member is None or g.stopped_by or g.state not in (DISPATCH, DORMANT):
+        if g.member is None or g.stopped_by:
+            return
+        if g.state in (DISPATCH, DORMANT):
+            rate = g.cpu_rate
+        elif g.released_rate is not None:  # stopped as the member's step began, running now
+            rate = g.released_rate
+        else:
             return
         part = t - (self.t + g.ran_s)
         if part <= 1e-9:
             return
         m = self.members[g.member]
-        self.driver.run(m, g, part, g.cpu_rate * part, self.dasd_wait_s(m),
-                        self.io_left[m.name])
+        self.driver.run(m, g, part, rate * part, self.dasd_wait_s(m), self.io_left[m.name])
         g.ran_s += part
 
     # -- samples and snapshots -----------------------------------------------------------------

@@ -27,6 +27,7 @@ from .migration import (
     MoveEngine,
     MovePass,
     command_lead,
+    command_start,
     round_chunk,
     round_used,
     spend,
@@ -198,7 +199,8 @@ class LPMEngine(MoveEngine[LPMove]):
         n = guest.cfg.storage_pages
         th = threads_per_msp(n, msps, firmware_of(src, dst), options, self.model)
         lead = command_lead(sim)
-        mv = LPMove("lpm", guest, src.name, dst.name, options.describe(), "pages", sim.t - lead,
+        mv = LPMove("lpm", guest, src.name, dst.name, options.describe(), "pages",
+                    command_start(sim),
                     lead_s=lead, npages=n, msps=msps, threads=th,
                     link_gbps=min(src.cfg.msp_gbps, dst.cfg.msp_gbps), compress=options.compress)
         fw = firmware_of(src, dst)
@@ -507,7 +509,7 @@ class LPMEngine(MoveEngine[LPMove]):
         # suspend for the switch: the last changed pages go after it
         mv.state = "quiesced"
         mv.t_quiesce = self._now
-        g.stopped_by.add(self.STOP_REASON)
+        g.hold(self.STOP_REASON)
         mv.switch_left_s = self.model.switch_s
         self.sim.emit("LPM_SUSPEND", mv.source, g.userid,
                       f"{g.userid} suspended for the switch ({n} changed pages to send after "
@@ -534,7 +536,7 @@ class LPMEngine(MoveEngine[LPMove]):
         g = mv.guest
         left = self._begin(mv, "final")
         self._move_partition(mv)
-        g.stopped_by.discard(self.STOP_REASON)
+        g.release(self.STOP_REASON)
         mv.t_resume = self._now
         if left == 0:
             self._end_pass(mv, 0.0)
@@ -567,6 +569,6 @@ class LPMEngine(MoveEngine[LPMove]):
 
     def cancel(self, mv: LPMove, by: str) -> None:
         """Stop an LPM: the partition keeps running on the source."""
-        self._now = self.sim.t - command_lead(self.sim)
+        self._now = command_start(self.sim)
         self._finish(mv, "cancelled", "cancelled",
                      f"Partition migration of {mv.guest.userid} to {mv.dest} is cancelled by {by}")

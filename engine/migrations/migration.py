@@ -115,8 +115,8 @@ class Migration(MoveRecord):
     t_end: float | None = None
     units_moved: int = 0
     setup_left_s: float = 0.0
-    #: seconds it began before the step it was started in (``command_lead``): its first step
-    #: does that much more
+    #: seconds it began before the engines' step of work it is first advanced in
+    #: (``command_lead``): its first step does that much more
     lead_s: float = 0.0
     throttle_s: dict[str, float] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
@@ -177,10 +177,16 @@ def spend(need_s: float, left_s: float) -> tuple[float, float]:
     return use, (rest if rest > 1e-12 else 0.0)
 
 
+def command_start(world: World) -> float:
+    """The moment the command being run runs (``World.command_at_s``; now outside of
+    commands): what it starts begins then."""
+    return world.t if world.command_at_s is None else world.command_at_s
+
+
 def command_lead(world: World) -> float:
-    """How long before the step began the command being run was due (``World.command_lead_s``,
-    at most a step): what it starts begins then, and its first step does that much more."""
-    return min(max(0.0, world.command_lead_s), world.step_s)
+    """How long before the engines' next step of work (``World.moves_from_s``) the command
+    being run ran, at most a step: what it starts does that much more in it."""
+    return min(max(0.0, world.moves_from_s - command_start(world)), world.step_s)
 
 
 class MoveEngine(Generic[MoveT]):
@@ -204,7 +210,7 @@ class MoveEngine(Generic[MoveT]):
         mv.t_end = self._now
         if mv.passes and not mv.passes[-1].end_s:
             mv.passes[-1].end_s = self._now
-        mv.guest.stopped_by.discard(self.STOP_REASON)
+        mv.guest.release(self.STOP_REASON)
 
     @property
     def active(self) -> list[MoveT]:

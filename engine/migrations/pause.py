@@ -22,7 +22,7 @@ from ..kernels import pages as K
 from ..world.paging import PAGING, PagingModel
 from ..world.state import Guest
 from ..world.world import World
-from .migration import command_lead
+from .migration import command_lead, command_start
 
 
 @dataclass(frozen=True)
@@ -163,8 +163,8 @@ class Cleanup:
     #: megabytes whose page management blocks (the guest's DAT tables) it still holds: they
     #: are let go as the reset walks the storage, and cost no work of their own
     dat_segs: float = 0.0
-    #: seconds it began before the step it was started in (``command_lead``): its first step
-    #: does that much more
+    #: seconds it began before the engines' step of work it is first advanced in
+    #: (``command_lead``): its first step does that much more
     lead_s: float = 0.0
 
     @property
@@ -248,7 +248,7 @@ class PauseEngine:
                 g.set_workload(logon.saved)
         image, swapped = self.image_split(g)
         m = self.model
-        t = self.sim.t - command_lead(self.sim)  # (due within the last step: it began then)
+        t = command_start(self.sim)
         p = Pause(g.userid, "suspend", t, image, "prepare", t + m.freeze_s,
                   saved=g.workload, swapped_pages=swapped, phase_s=m.freeze_s)
         # frozen services: the guest does no more work of its own
@@ -265,7 +265,7 @@ class PauseEngine:
 
     def resume(self, g: Guest) -> Pause:
         """Start resuming ``g`` from its hibernation image."""
-        t = self.sim.t - command_lead(self.sim)  # (due within the last step: it began then)
+        t = command_start(self.sim)
         p = Pause(g.userid, "resume", t, g.image_pages, "boot",
                   t + self.model.boot_s, saved=g.saved_workload,
                   phase_s=self.model.boot_s)
@@ -411,7 +411,7 @@ class PauseEngine:
         target = self._touch_target(g, g.workload)
         held = sum(int(c.central) for c in self.cleaning(g.member))
         walk = self._kernel_walk(g)
-        t = self.sim.t - command_lead(self.sim)  # (due within the last step: it began then)
+        t = command_start(self.sim)
         logon = Logon(g.userid, g.member, t, max(1, target), t + m.boot_s,
                       held, saved=g.workload, boot_walk=walk)
         g.set_workload(walk)
@@ -503,7 +503,7 @@ class PauseEngine:
         """
         assert g.member is not None
         lead = command_lead(self.sim)
-        t = self.sim.t - lead
+        t = command_start(self.sim)
         m = self.model
         # CP's work on one processor of the member, as fast as its processors are
         speed = self.sim.members[g.member].cfg.cpu_speed

@@ -20,7 +20,7 @@ from ..kernels import pages as K
 from ..world.paging import PAGING, PagingModel, dasd_wait_s, io_budget, io_units, moves_io_share
 from ..world.state import Guest, Member, PassSnapshot, RelocationSnapshot
 from ..world.world import World
-from .migration import MoveEngine, MoveRecord, command_lead, pass_seconds
+from .migration import MoveEngine, MoveRecord, command_start, pass_seconds
 
 
 @dataclass(frozen=True)
@@ -288,8 +288,8 @@ class Relocation(MoveRecord):
     ordering_lost_s: float = 0.0
     #: frames it holds on the source to stage outbound pages (``Member.stage_frames``)
     stage_pool: int = 0
-    #: seconds it began before the step it was started in (``World.command_lead_s``): its
-    #: first step does that much more
+    #: seconds it began before the step it is next advanced in: its first step does that
+    #: much more (less than nothing: begun within the step, it does the rest of it)
     lead_s: float = 0.0
     #: frames the destination's demand scan had taken from the arriving guest when the last
     #: step's relocation work was done (the ``destination:steal`` throttle: it took more since)
@@ -342,6 +342,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         #: steps run: the relocation first in turn in a step's rounds changes with it
         self.turns = 0
         self._step_end = 0.0
+        #: relocations started within the step after its relocation work (``advance_joined``)
+        self._joined: list[Relocation] = []
         self.io_for_moves: dict[str, list[float]] = {}
         self._io_moves_step: dict[str, float] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
@@ -365,9 +367,13 @@ class RelocationEngine(MoveEngine[Relocation]):
         """Begin moving ``guest`` (checks already passed)."""
         assert guest.member is not None and guest.planes is not None
         sim = self.sim
-        lead = command_lead(sim)
-        r = Relocation(guest, guest.member, dest, options, link, issuer, sim.t - lead)
-        r.lead_s = lead
+        start = command_start(sim)
+        r = Relocation(guest, guest.member, dest, options, link, issuer, start)
+        # begun before the step's relocation work: its first step does that much more; begun
+        # within the step after it (``World.moves_from_s``): it does the rest of the step now
+        r.lead_s = sim.t - start
+        if sim.moves_from_s > sim.t:
+            self._joined.append(r)
         shadow = Guest(guest.cfg, sim.seed)
         shadow.member = dest
         # np.zeros maps pages lazily (zeros_like would write all of them now)
@@ -411,6 +417,9 @@ class RelocationEngine(MoveEngine[Relocation]):
     def advance(self, dt: float) -> None:
         """Do ``dt`` seconds of relocation work (called before the guests run)."""
         self.cpu_s = {}
+        self.io_for_moves = {}
+        self._io_moves_step = {}
+        self._step_end = self.sim.t + dt
         for m in self.sim.members.values():
             m.reloc_tasks = 0
         act = self.active
@@ -425,6 +434,27 @@ class RelocationEngine(MoveEngine[Relocation]):
         # its pages' CPU at the pace of its part of the link while it sends, none while it sets
         # up (counted a processor each whatever they did, 25 relocations on 4 processors ran
         # 6.25 times slower while 2.4 of the processors stood idle)
+        self._share_out(act, dt)
+        # relocations at the same time run at the same time: they share a link, and the
+        # members' frames and paging I/O, piece by piece through the step (each relocation
+        # a round of at most ``RELOCATION_ROUND_S`` in turn, the first in turn changing with
+        # each round), not the first one started taking a whole step's worth before the next
+        rounds = 1 if len(act) == 1 else max(1, math.ceil(dt / RELOCATION_ROUND_S - 1e-9))
+        waiting: set[Relocation] = set()  # held back until the next step
+        for n in range(rounds):
+            now = [r for r in act if r.active and r not in waiting]
+            if not now:
+                break
+            self.sharers = self._link_shares(now)
+            k = (self.turns + n) % len(now)
+            for r in now[k:] + now[:k]:
+                if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
+                    waiting.add(r)
+        self.turns += 1
+
+    def _share_out(self, act: list[Relocation], dt: float) -> None:
+        """The members' processors and paging I/O for the relocations ``act`` over ``dt``
+        seconds (those of the members already shared out in this step stay as they are)."""
         tasks: dict[str, int] = {}
         want: dict[str, float] = {}
         shares = self._link_shares(act)
@@ -442,26 +472,29 @@ class RelocationEngine(MoveEngine[Relocation]):
         # paging devices: the relocations' reads on the source, and the writes the destination's
         # demand scan makes for their pages, get the part the faulting virtual CPUs leave
         members = self.sim.members
-        self.io_for_moves = {name: [moves_io_share(members[name]) * members[name].io_capacity_s
-                                    * dt] for r in act for name in (r.source, r.dest)}
-        self._io_moves_step = {name: v[0] for name, v in self.io_for_moves.items()}
-        # relocations at the same time run at the same time: they share a link, and the
-        # members' frames and paging I/O, piece by piece through the step (each relocation
-        # a round of at most ``RELOCATION_ROUND_S`` in turn, the first in turn changing with
-        # each round), not the first one started taking a whole step's worth before the next
-        rounds = 1 if len(act) == 1 else max(1, math.ceil(dt / RELOCATION_ROUND_S - 1e-9))
-        self._step_end = self.sim.t + dt
-        waiting: set[Relocation] = set()  # held back until the next step
-        for n in range(rounds):
-            now = [r for r in act if r.active and r not in waiting]
-            if not now:
-                break
-            self.sharers = self._link_shares(now)
-            k = (self.turns + n) % len(now)
-            for r in now[k:] + now[:k]:
-                if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
-                    waiting.add(r)
-        self.turns += 1
+        for r in act:
+            for name in (r.source, r.dest):
+                if name not in self.io_for_moves:
+                    m = members[name]
+                    self.io_for_moves[name] = [moves_io_share(m) * m.io_capacity_s * dt]
+                    self._io_moves_step[name] = moves_io_share(m) * m.io_capacity_s * \
+                        (self._step_end - self.sim.t)
+
+    def advance_joined(self) -> None:
+        """Do the rest of the step for the relocations started within it, after the step's
+        relocation work (a command due within the step, one that waited for the console a
+        SYNC relocation freed in it, the next relocation of a guest going back and forth): each
+        from its start, before the guests run the rest of the step (begun at the next step
+        with the time before it owed, a relocation shorter than a step lay wholly in time the
+        guest had already run, and found no page changed)."""
+        joined, self._joined = self._joined, []
+        for r in joined:
+            if not r.active:
+                continue
+            act = self.active
+            self._share_out(act, self._step_end - r.t_start)
+            self.sharers = self._link_shares(act)
+            self._advance_one(r, self.sim.step_s, self.sharers.get(r, 1.0))
 
     def _io_since(self, name: str, left: float, since: float | None) -> float:
         """Of ``left``, what is left of member ``name``'s paging I/O for relocations this step,
@@ -829,7 +862,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 return
             r.state = "quiesced"
             r.t_quiesce = self._now
-            g.stopped_by.add(self.STOP_REASON)
+            g.hold(self.STOP_REASON)
             sim.emit("QUIESCE_START", r.source, g.userid,
                      f"{g.userid} stopped for the last two passes ({dirty} changed pages)",
                      at=self._now)
@@ -912,7 +945,7 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     def cancel(self, r: Relocation, by: str) -> None:
         """An operator's VMRELOCATE CANCEL, now (when the command was due)."""
-        self._now = self.sim.t - command_lead(self.sim)
+        self._now = command_start(self.sim)
         self.abort(r, f"Relocation of {r.guest.userid} to {r.dest} is cancelled by {by}",
                    "cancelled")
 

@@ -25,6 +25,7 @@ from .migration import (
     MoveEngine,
     MovePass,
     command_lead,
+    command_start,
     round_chunk,
     round_used,
     spend,
@@ -271,7 +272,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         words = M.words_for(n)
         lead = command_lead(sim)
         mv = VMotion("vmotion", guest, self.where[guest.userid], dest, options.describe(),
-                     "blocks", sim.t - lead, lead_s=lead, method=options.method,
+                     "blocks", command_start(sim), lead_s=lead, method=options.method,
                      heat=options.heat, nblocks=n)
         mv.pending = np.zeros(words, dtype=np.uint64)
         mv.dirty = np.zeros(words, dtype=np.uint64)
@@ -574,7 +575,7 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
         g = mv.guest
         mv.state = "quiesced"
         mv.t_quiesce = self._now
-        g.stopped_by.add(self.STOP_REASON)
+        g.hold(self.STOP_REASON)
         mv.switch_left_s = switch_s
         if mv.method == "MIRROR":
             mv.pending_copy = False
@@ -610,6 +611,6 @@ class StorageVMotionEngine(MoveEngine[VMotion]):
 
     def cancel(self, mv: VMotion, by: str) -> None:
         """Stop a Storage vMotion: the disk stays where it was; the copy is discarded."""
-        self._now = self.sim.t - command_lead(self.sim)
+        self._now = command_start(self.sim)
         self._finish(mv, "cancelled", "cancelled",
                      f"Storage vMotion of {mv.guest.userid} to {mv.dest} is cancelled by {by}")

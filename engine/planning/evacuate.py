@@ -306,43 +306,52 @@ def run_job(job: RunJob) -> dict[str, Any]:
         return {"t0": t0, "step_s": sim.step_s, "work": steps}
     pending = list(cand.moves)
     issued: list[tuple[float, str, str, str]] = []  # (t, userid, dest, command)
-    log_from = seen = len(sim.command_log)
-    executed = 0  # of the commands issued, those CP has run (accepted or refused)
+    log_from = len(sim.command_log)
     k = cand.concurrency
+    # (commands of the plan CP has run, accepted or refused; relocations of it under way; the
+    # ended relocations whose places have been taken; how far the command log was read)
+    state = {"executed": 0, "in_flight": 0, "seen": log_from}
+    freed: set[int] = set()
 
     def issue(n: int, times: list[float]) -> None:
         # queued as the timeline would hold them: for the time a relocation of the plan ended
-        # in the last step (the one each takes the place of, the earliest first), or now; they
-        # run at the start of the next step, and the relocations begin at those times, as in a
-        # replay of the plan (``World.command_lead_s``)
+        # (the one each takes the place of, the earliest first), or now; they run then, within
+        # the step, as in a replay of the plan
         for i in range(n):
             uid, dest = pending.pop(0)
             text = cand.command(uid, dest)
-            at = times[i] if i < len(times) else sim.t
+            at = times[i] if i < len(times) else sim.now_s()
             sim.schedule(TimelineEntry(at, text))
             issued.append((at, uid, dest, text))
 
+    def feed() -> None:
+        # as the simulation picks the commands due (within a step too): a place freed by a
+        # relocation of the plan that ended goes to the next guest of the plan, from then
+        texts = {text for _, _, _, text in issued}
+        state["executed"] += sum(1 for e in sim.command_log[state["seen"]:] if e[1] in texts)
+        state["seen"] = len(sim.command_log)
+        mine_now = {uid for _, uid, _, _ in issued}
+        state["in_flight"] = sum(1 for uid in mine_now if sim.reloc.of(uid) is not None)
+        waiting = len(issued) - state["executed"]
+        ended = sorted((r.t_end, id(r)) for r in sim.reloc.all if r.guest.userid in mine_now
+                       and r.t_end is not None and id(r) not in freed)
+        freed.update(x for _, x in ended)
+        if k and pending and state["in_flight"] + waiting < k:
+            issue(min(k - state["in_flight"] - waiting, len(pending)), [t for t, _ in ended])
+
     # SYNC: every command at once; each waits for the console the one before holds
     issue(len(pending) if k == 0 else min(k, len(pending)), [])
+    sim.feeders.append(feed)
     stopped = False
     while sim.t < job.until_s - 1e-9:
         if sim.t > job.give_up_s + 1e-9:
             stopped = True
             break
-        t_before = sim.t
         sim.step()
-        texts = {text for _, _, _, text in issued}
-        executed += sum(1 for e in sim.command_log[seen:] if e[1] in texts)
-        seen = len(sim.command_log)
-        in_flight = sum(1 for _, uid, _, _ in issued if sim.reloc.of(uid) is not None)
-        waiting = len(issued) - executed
-        if k and pending and in_flight + waiting < k:
-            mine_now = {uid for _, uid, _, _ in issued}
-            ended = sorted(r.t_end for r in sim.reloc.all if r.guest.userid in mine_now
-                           and r.t_end is not None and r.t_end > t_before - 1e-9)
-            issue(min(k - in_flight - waiting, len(pending)), ended)
-        elif not pending and in_flight == 0 and waiting == 0:
+        feed()
+        if not pending and state["in_flight"] == 0 and len(issued) == state["executed"]:
             break
+    sim.feeders.remove(feed)
     mine = {uid for _, uid, _, _ in issued}
     refused = {}
     for _t, text, rc, _line, resp in sim.command_log[log_from:]:

@@ -175,6 +175,11 @@ class Guest:
         #: its walks found the paging devices' I/O of the step used up (reads left waiting)
         self.io_short = False
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
+        #: the CPU rate it ran at before it was stopped, once it runs again within a step
+        #: (``hold``, ``release``): stopped when the member's step began, it runs the rest of
+        #: the step at that rate (None: not released since the member's last step)
+        self.released_rate: float | None = None
+        self._held_rate: float | None = None
         #: share of this step its virtual CPUs run rather than wait for pages fetched from
         #: another server (LPM's post-copy sets it before the members step)
         self.running_share = 1.0
@@ -416,6 +421,20 @@ class Guest:
             self.walk_pace = {}  # (its regions, and what holds them back, may differ)
             return
         self.reset_cursors()
+
+    def hold(self, reason: str) -> None:
+        """Stop its virtual CPUs for ``reason`` (a quiesce, CP STOP)."""
+        if not self.stopped_by:
+            self._held_rate = self.cpu_rate if self.state in (DISPATCH, DORMANT) \
+                else self.released_rate
+        self.stopped_by.add(reason)
+
+    def release(self, reason: str) -> None:
+        """``reason`` no longer stops it; with no other, it runs again from now (within the
+        step, at the rate it ran at before it stopped: ``released_rate``)."""
+        self.stopped_by.discard(reason)
+        if not self.stopped_by:
+            self.released_rate, self._held_rate = self._held_rate, None
 
     def reset_cursors(self) -> None:
         """Forget where the workload's walks were."""

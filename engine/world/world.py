@@ -59,10 +59,14 @@ class World(Protocol):
     guests: dict[str, Guest]
     #: paging I/O seconds each member still has this step (relocation takes from it)
     io_left: dict[str, list[float]]
-    #: how long before the current step began the command being run was due: it waited for
-    #: the operator's console, or for the relocation before it to end, within the last step
-    #: (a relocation it starts began then)
-    command_lead_s: float
+    #: the moment the command being run runs (None: now, outside of commands). A command due
+    #: within a step, or that waited within it for the console a SYNC relocation held, runs
+    #: at its moment, after the step's relocation work and before the guests run the rest of
+    #: the step: what it starts begins then
+    command_at_s: float | None
+    #: when the engines' next step of work begins: the step's start until they have done the
+    #: step's work, its end after (``migration.command_lead``)
+    moves_from_s: float
 
     @property
     def t(self) -> float:

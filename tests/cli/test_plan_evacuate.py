@@ -183,3 +183,28 @@ def test_the_first_commands_go_at_once_when_the_start_falls_between_steps() -> N
     first = lines[:max(1, k)]
     assert all(ln.endswith("(at once)") for ln in first), first
     assert not any(ln.endswith("(at once)") for ln in lines[max(1, k):]), lines
+
+
+# Two busy application servers of 4 GB on MEMB1 (tests/cases/busy-pair.toml).
+BUSY_PAIR = (Path(__file__).parents[1] / "cases" / "busy-pair.toml").read_text()
+
+
+def test_a_plan_counts_the_changes_its_guests_make_at_any_step_length() -> None:
+    """One at a time, the next relocation of a plan begins within the step the last one ended
+    in and counts the pages its guest changes from then on, at any step length: at 5 s steps,
+    longer than each relocation of 3.4 s, the second relocation's second pass sends as many
+    pages as at 1 s steps. (Issued after the step and begun at the next one in time its guest
+    had already run, it found no page changed.)"""
+    from ssisim.engine.planning.evacuate import Candidate, RunJob, run_job
+
+    cand = Candidate((("APP1", "MEMB2"), ("APP2", "MEMB2")), 1, False, None, "test")
+    second = {}
+    for step in (1, 5):
+        run = run_job(RunJob(BUSY_PAIR.replace("step_s = 1", f"step_s = {step}"), 1, 20.0,
+                             200.0, cand, ()))
+        first, nxt = run["relocations"]
+        assert nxt["start_s"] == pytest.approx(first["start_s"] + first["relocation_s"],
+                                               abs=0.002)
+        second[step] = nxt["pass_list"][1]["pages"]
+    assert second[1] > 500
+    assert second[5] == pytest.approx(second[1], rel=0.15)

@@ -1,0 +1,39 @@
+"""A command due within a step runs at its moment in it: the guests run up to it first, and
+what it changes holds from then on, at any step length."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssisim.engine import Simulation, loads_scenario
+
+# Two busy application servers of 4 GB on MEMB1.
+BASE = (Path(__file__).parents[1] / "cases" / "busy-pair.toml").read_text()
+
+
+def served(step_s: float, stop_at: float | None) -> tuple[float, list[float]]:
+    """Requests the guest served from 8 s to 12 s with a CP STOP at ``stop_at`` (None: none),
+    and the times of the STOPPED events."""
+    text = BASE.replace("step_s = 1", f"step_s = {step_s}")
+    if stop_at is not None:
+        text += f'\n[[timeline]]\nat_s = {stop_at}\ncommand = "SEND CP APP1 STOP"\n'
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(8)
+    before = sim.guests["APP1"].units_total
+    sim.run_until(12)
+    return (sim.guests["APP1"].units_total - before,
+            [e.t_s for e in sim.events if e.kind == "STOPPED"])
+
+
+@pytest.mark.parametrize("step_s", [1.0, 4.0])
+def test_a_stop_due_within_a_step_stops_the_guest_at_its_moment(step_s: float) -> None:
+    """CP STOP due at 10 s, half-way through a step of 4 s from 8 s: the guest serves its
+    requests up to 10 s and none after, as with steps of 1 s (run at the next step, at 12 s, it
+    let the guest serve the whole step)."""
+    whole, _ = served(step_s, None)
+    half, stopped = served(step_s, 10.0)
+    assert stopped == [10.0]
+    assert whole > 150  # 50 requests a second
+    assert half == pytest.approx(whole / 2, rel=0.1)
