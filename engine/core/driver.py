@@ -459,7 +459,7 @@ class WorkloadDriver:
         self._seen[g.userid] = (w, g.cursors)
         self.world.emit("WORKLOAD", m.name, g.userid,
                         f"{g.userid}: application initialised in {took:.1f} s; serving",
-                        {"startup_s": round(float(took), 6)})
+                        {"startup_s": round(float(took), 6)}, at=float(t0 + frac * dt))
         return dt * (1.0 - frac), max(0.0, cpu_s - used)
 
     def interrupts(self, m: Member, g: Guest, dt: float, wait: float,

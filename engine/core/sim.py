@@ -29,7 +29,7 @@ from ..migrations.storage_vmotion import StorageVMotionEngine
 from ..views.move_view import MoveView
 from ..views.samples import GuestSample, MemberSample, SampleFeed, Sampler
 from ..world.paging import Pager, dasd_wait_s
-from ..world.scheduler import CPU_BOUND, allocate_cpu, schedule_states
+from ..world.scheduler import CPU_BOUND, allocate_cpu, cpu_asked_s, schedule_states
 from ..world.state import (
     DISPATCH,
     DORMANT,
@@ -348,22 +348,31 @@ class Simulation:
         the time before it owed, a relocation shorter than a step lay in time the guest had
         already run: 25 SYNC relocations of 3.4 s each took 118.4 s at 5 s steps, 88.4 s at
         0.5 to 2 s, their passes after the first empty)."""
+        phases_to = -math.inf  # (phases ended by then were moved on: not again in this call)
         while True:
             for feed in self.feeders:
                 feed()
             due = self._queue[0][0] if self._queue and not self.console_busy() else math.inf
-            at = max(due, self._console_freed_s()) if due < math.inf else math.inf
+            # the next command, the next back-and-forth relocation, the next end of a timed
+            # phase of a suspend, resume or logon (at the same moment, in that order)
             rep = self._next_repeat()
-            if rep is not None and rep[0] < at:
-                if rep[0] > until:
-                    return
-                with self._ran_at(max(rep[0], self.t - self.step_s)):
-                    self._repeat_one(rep[1])
-                continue
+            nexts = [(max(due, self._console_freed_s()) if due < math.inf else math.inf, 0),
+                     (rep[0] if rep is not None else math.inf, 1),
+                     (phase if (phase := self.pause.next_moment()) > phases_to else math.inf,
+                      2)]
+            at, kind = min(nexts)
             if at > until:
                 return
-            due, seq, entry = heapq.heappop(self._queue)
             with self._ran_at(max(at, self.t - self.step_s)):
+                if kind == 2:
+                    self.pause.advance(at)
+                    phases_to = at
+                    continue
+                if kind == 1:
+                    assert rep is not None
+                    self._repeat_one(rep[1])
+                    continue
+                due, seq, entry = heapq.heappop(self._queue)
                 if entry.repeat:
                     self._start_repeat(entry)
                     continue
@@ -472,9 +481,6 @@ class Simulation:
     # -- logon / logoff -----------------------------------------------------------------------
     def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
         g.log_on(member)
-        # until its member shares out the CPU at its next step, the guest runs (up to a command
-        # due within the step) at its virtual CPUs' pace, as many as the member has
-        g.cpu_rate = float(min(g.cfg.vcpus, self.members[member].cfg.cpus))
         g.count_dat_on(self.members[member])
         g.class_since = self.t  # dormant from now
         if announce:
@@ -615,6 +621,7 @@ class Simulation:
             g.units_acc = 0.0
             g.ran_s = 0.0
             g.cpu_rate = alloc.get(g.userid, 0.0) / dt
+            g.rate_for = g.workload
             g.running_share = 1.0
             given, g.cpu_step_given = g.cpu_step_given, 0.0
             used, g.cpu_step_used = g.cpu_step_used, 0.0
@@ -672,7 +679,13 @@ class Simulation:
         """
         if g.member is None or g.stopped_by:
             return
-        if g.state in (DISPATCH, DORMANT):
+        m = self.members[g.member]
+        if g.rate_for is not g.workload:
+            # a workload its member has not shared out the CPU for (a logon, a phase of a
+            # suspend or resume begun within the step): what it asks, up to the processors
+            rate = min(cpu_asked_s(g, 1.0, self.models.vio.cp_cpu_per_io_s, m.cfg.cpu_speed),
+                       float(m.cfg.cpus))
+        elif g.state in (DISPATCH, DORMANT):
             rate = g.cpu_rate
         elif g.released_rate is not None:  # stopped as the member's step began, running now
             rate = g.released_rate
@@ -681,7 +694,6 @@ class Simulation:
         part = t - (self.t + g.ran_s)
         if part <= 1e-9:
             return
-        m = self.members[g.member]
         self.driver.run(m, g, part, rate * part, self.dasd_wait_s(m), self.io_left[m.name])
         g.ran_s += part
 

@@ -121,7 +121,7 @@ def allocate_cpu(m: Member, guests: list[Guest], dt: float, cp_cpu_s: float,
     guest's virtual CPUs and is charged to it (``Workload.cp_io_share``).
     """
     cap = max(0.0, m.cfg.cpus * dt - cp_cpu_s)
-    demand = {g.userid: _demand(g, dt, cp_cpu_per_io_s, m.cfg.cpu_speed) for g in guests}
+    demand = {g.userid: cpu_asked_s(g, dt, cp_cpu_per_io_s, m.cfg.cpu_speed) for g in guests}
     total = sum(demand.values())
     if total <= cap and not any(g.share_absolute for g in guests):
         # every guest gets what it asks for; a demand is the work a step brings on average,
@@ -180,7 +180,7 @@ def _fill(guests: list[Guest], demand: dict[str, float], alloc: dict[str, float]
     return cap
 
 
-def _demand(g: Guest, dt: float, cp_cpu_per_io_s: float, speed: float = 1.0) -> float:
+def cpu_asked_s(g: Guest, dt: float, cp_cpu_per_io_s: float, speed: float = 1.0) -> float:
     """CPU seconds ``g`` would use in ``dt`` on processors of ``speed``: its workload's, and
     CP's for its virtual I/O."""
     w = g.workload

@@ -179,6 +179,8 @@ class Guest:
         #: (``hold``, ``release``): stopped when the member's step began, it runs the rest of
         #: the step at that rate (None: not released since the member's last step)
         self.released_rate: float | None = None
+        #: the workload its member last shared out the CPU for (``cpu_rate``'s)
+        self.rate_for: Workload | None = None
         self._held_rate: float | None = None
         #: share of this step its virtual CPUs run rather than wait for pages fetched from
         #: another server (LPM's post-copy sets it before the members step)

@@ -1,5 +1,6 @@
-"""A command due within a step runs at its moment in it: the guests run up to it first, and
-what it changes holds from then on, at any step length."""
+"""A command due within a step runs at its moment in it, and so does the end of a timed phase
+(a logon's Linux boot): the guests run up to it first, and what it changes holds from then on,
+at any step length."""
 
 from __future__ import annotations
 
@@ -37,3 +38,29 @@ def test_a_stop_due_within_a_step_stops_the_guest_at_its_moment(step_s: float) -
     assert stopped == [10.0]
     assert whole > 150  # 50 requests a second
     assert half == pytest.approx(whole / 2, rel=0.1)
+
+
+def test_a_logons_application_starts_the_moment_linux_has_booted() -> None:
+    """A guest forced off and logged on again: Linux boots for a fixed time, then its
+    application starts up (6 CPU seconds) and touches its storage. The boot ends within a step;
+    the application starts then, not at the next step, so the guest is initialised and active
+    at the same moments at steps of 0.25 and 2 s (begun at the next step, active 11.75 s after
+    logon at 0.25 s steps and 12.0 s at 2 s; and 20 s at 5 s steps)."""
+    base = BASE.replace('requests_per_s = 50 }', 'requests_per_s = 50, startup_cpu_s = 6 }', 1)
+    found = []
+    for step in (0.25, 2.0):
+        sim = Simulation(loads_scenario(base.replace("step_s = 1", f"step_s = {step}") + '''
+[[timeline]]
+at_s = 10
+command = "FORCE APP1"
+[[timeline]]
+at_s = 20
+command = "XAUTOLOG APP1"
+'''))
+        sim.run_until(60)
+        ev = {e.kind: e for e in sim.events if e.userid == "APP1" and e.t_s > 20}
+        assert ev["WORKLOAD"].data["startup_s"] > 6.0
+        found.append((ev["WORKLOAD"].t_s, ev["ACTIVE"].data["seconds"]))
+    (ready_a, active_a), (ready_b, active_b) = found
+    assert ready_b == pytest.approx(ready_a, abs=0.01)
+    assert active_b == pytest.approx(active_a, abs=0.05)

@@ -51,11 +51,16 @@ def sim_of(text: str) -> Simulation:
 
 
 def first_served_s(sim: Simulation, userid: str, limit_s: float = 600.0) -> float:
-    """Simulated time of the end of the first step in which ``userid`` served work."""
+    """Simulated time of the end of the first step in which ``userid`` served work (its
+    application's work: Linux's boot walk ends within a step, and the application runs the
+    rest of it)."""
     g = sim.guests[userid]
     while sim.t < limit_s:
+        before = dict(g.units_by_unit)
         sim.step()
-        if g.units_step > 0 and g.workload.kind in ("appserver", "database", "webserver"):
+        w = g.workload
+        if w.kind in ("appserver", "database", "webserver") and \
+                g.units_by_unit.get(w.unit, 0.0) > before.get(w.unit, 0.0):
             return sim.t
     raise AssertionError(f"{userid} never served")
 
