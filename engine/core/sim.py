@@ -104,8 +104,10 @@ class Simulation:
         #: called as the commands due are picked, within a step too (``_run_due_commands``):
         #: code that issues commands as the run goes (an evacuation plan) schedules them then
         self.feeders: list[Callable[[], None]] = []
-        #: the last step in which the guests ran up to a command's moment (``_ran_at``)
+        #: the last step in which the guests ran up to a command's moment (``_ran_at``), and
+        #: the latest such moment (``moment_s``)
         self._ran_in_step = -1
+        self._last_at = 0.0
         for entry in scenario.timeline:
             self.schedule(entry)
         #: each member's guests by user ID, as of the placement count (``guests_on``)
@@ -153,6 +155,13 @@ class Simulation:
         """Now: the moment the command being run runs, or the step's time outside of
         commands."""
         return self.t if self.command_at_s is None else self.command_at_s
+
+    def moment_s(self) -> float:
+        """The latest moment the run has got to: the command being run's, or within a step the
+        last command's (its start before any), or the step's time."""
+        if self.command_at_s is not None:
+            return self.command_at_s
+        return max(self.t, self._last_at)
 
     def peek(self) -> float:
         """Simulated time of the next scheduled command, or ``inf`` when none is queued."""
@@ -328,8 +337,14 @@ class Simulation:
         self._catch_up()
         if t > self.t + 1e-9:
             self._ran_in_step = self.steps  # (so no member skips the rest of this step)
+            self._last_at = max(self._last_at, t)
             for u in sorted(self.guests):
-                self.run_guest_until(self.guests[u], t)
+                g = self.guests[u]
+                self.run_guest_until(g, t)
+                if g.member is None or g.stopped_by:
+                    # stopped, or not logged on, up to now: it does not run that time later
+                    # (after a BEGIN or a logon in the step)
+                    g.ran_s = max(g.ran_s, t - self.t)
         self.command_at_s = t
         try:
             yield
@@ -406,6 +421,7 @@ class Simulation:
                 continue
             last = next((r for r in reversed(self.reloc.all) if r.guest is g), None)
             at = last.t_end if last is not None and last.t_end is not None else self.t
+            at = max(at, self._console_freed_s())  # (it waited for the console too)
             if last is not None and last.t_end is not None and last.t_end <= last.t_start:
                 at = max(at, self.moves_from_s)  # (one that ended as it began: not again now)
             if best is None or at < best[0]:
@@ -501,6 +517,7 @@ class Simulation:
             inline = self.members[member].cfg.logoff_cleanup == "inline"
             c = self.pause.start_cleanup(g, inline)
         g.log_off()
+        g.ran_s = 0.0  # (a logon later in the step runs from its moment: ``_ran_at``)
         self.pause.logged_off(g)
         self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off; its storage is being "
                   f"reset ({'the user ID stays taken until then' if inline else 'cleanup state'})",
@@ -602,6 +619,7 @@ class Simulation:
                     self.driver.run(m, g, rest, share * rest / dt, wait, part)
                     g.cpu_step_given += share * rest / dt
                     g.cpu_step_used += g.cpu_s_total - cpu0
+                    g.cpu_step_span += rest
                     pool[0] -= given - part[0]
                     g.ran_s += rest
                 vcpus_left -= g.cfg.vcpus
@@ -625,7 +643,11 @@ class Simulation:
             g.running_share = 1.0
             given, g.cpu_step_given = g.cpu_step_given, 0.0
             used, g.cpu_step_used = g.cpu_step_used, 0.0
-            g.cpu_need = used / dt if 0.0 < given and used < CPU_BOUND * given else None
+            # (a second's worth of what it used where the member ran it: a part of the step
+            # run before, up to a command or a pass boundary, is not in these counts)
+            span, g.cpu_step_span = g.cpu_step_span, 0.0
+            g.cpu_need = used / span if span > 0.0 and 0.0 < given and used < CPU_BOUND * given \
+                else None
         m.turns += 1
         if m.free_frames < m.free_high:
             # short of frames only from a moment in the step (a relocation's inbound pages):
@@ -680,17 +702,17 @@ class Simulation:
         if g.member is None or g.stopped_by:
             return
         m = self.members[g.member]
-        if g.rate_for is not g.workload:
-            # a workload its member has not shared out the CPU for (a logon, a phase of a
-            # suspend or resume begun within the step): what it asks, up to the processors
-            rate = min(cpu_asked_s(g, 1.0, self.models.vio.cp_cpu_per_io_s, m.cfg.cpu_speed),
-                       float(m.cfg.cpus))
-        elif g.state in (DISPATCH, DORMANT):
+        if g.state in (DISPATCH, DORMANT):
             rate = g.cpu_rate
         elif g.released_rate is not None:  # stopped as the member's step began, running now
             rate = g.released_rate
         else:
             return
+        if g.rate_for is not g.workload:
+            # a workload its member has not shared out the CPU for (a logon, a phase of a
+            # suspend or resume begun within the step): what it asks, up to the processors
+            rate = min(cpu_asked_s(g, 1.0, self.models.vio.cp_cpu_per_io_s, m.cfg.cpu_speed),
+                       float(m.cfg.cpus))
         part = t - (self.t + g.ran_s)
         if part <= 1e-9:
             return

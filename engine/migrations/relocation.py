@@ -345,7 +345,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         #: relocations started within the step after its relocation work (``advance_joined``)
         self._joined: list[Relocation] = []
         self.io_for_moves: dict[str, list[float]] = {}
-        self._io_moves_step: dict[str, float] = {}
+        self._io_moves_step: dict[str, tuple[float, float]] = {}
         #: how much slower each relocation's CPU-bound work runs for sharing processors
         self.cpu_stretch: dict[Relocation, float] = {}
         #: the same on each relocation's destination
@@ -477,8 +477,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                 if name not in self.io_for_moves:
                     m = members[name]
                     self.io_for_moves[name] = [moves_io_share(m) * m.io_capacity_s * dt]
-                    self._io_moves_step[name] = moves_io_share(m) * m.io_capacity_s * \
-                        (self._step_end - self.sim.t)
+                    # (the pool's rate, and the moment it covers from)
+                    self._io_moves_step[name] = (moves_io_share(m) * m.io_capacity_s,
+                                                 self._step_end - dt)
 
     def advance_joined(self) -> None:
         """Do the rest of the step for the relocations started within it, after the step's
@@ -499,11 +500,11 @@ class RelocationEngine(MoveEngine[Relocation]):
     def _io_since(self, name: str, left: float, since: float | None) -> float:
         """Of ``left``, what is left of member ``name``'s paging I/O for relocations this step,
         the part the devices' time from ``since`` on offers (the time before is gone)."""
-        step = self._step_end - self.sim.t
-        if since is None or step <= 0:
+        if since is None or name not in self._io_moves_step:
             return left
-        gone = self._io_moves_step.get(name, 0.0) * min(1.0, (since - self.sim.t) / step)
-        return max(0.0, left - max(0.0, gone))
+        rate, start = self._io_moves_step[name]
+        gone = rate * min(max(0.0, since - start), self._step_end - start)
+        return max(0.0, left - gone)
 
     def _cpu_want(self, r: Relocation, sharers: float) -> tuple[float, float]:
         """The processors ``r``'s CP task asks for on its source and its destination now."""

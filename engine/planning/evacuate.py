@@ -320,7 +320,7 @@ def run_job(job: RunJob) -> dict[str, Any]:
         for i in range(n):
             uid, dest = pending.pop(0)
             text = cand.command(uid, dest)
-            at = times[i] if i < len(times) else sim.now_s()
+            at = times[i] if i < len(times) else sim.moment_s()
             sim.schedule(TimelineEntry(at, text))
             issued.append((at, uid, dest, text))
 

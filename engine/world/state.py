@@ -171,6 +171,7 @@ class Guest:
         # all it was given, or it did not run): what it will ask of a member short of CPU
         self.cpu_step_given = 0.0
         self.cpu_step_used = 0.0
+        self.cpu_step_span = 0.0  # seconds of the step the member ran it for
         self.cpu_need: float | None = None
         #: its walks found the paging devices' I/O of the step used up (reads left waiting)
         self.io_short = False

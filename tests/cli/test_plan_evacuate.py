@@ -208,3 +208,28 @@ def test_a_plan_counts_the_changes_its_guests_make_at_any_step_length() -> None:
         second[step] = nxt["pass_list"][1]["pages"]
     assert second[1] > 500
     assert second[5] == pytest.approx(second[1], rel=0.15)
+
+
+
+def test_the_next_command_of_a_plan_goes_the_moment_one_is_refused() -> None:
+    """One at a time, a plan's command that CP refuses within a step frees its place at that
+    moment: the next guest's relocation begins then, not at the start of the step (it ran
+    beside the one under way)."""
+    from ssisim.engine.planning.evacuate import Candidate, RunJob, run_job
+
+    text = BUSY_PAIR.replace("step_s = 1", "step_s = 5") + '''
+[[guest]]
+userid = "APP3"
+member = "MEMB1"
+storage = "4G"
+workload = { type = "appserver", wss_mb = 1024, requests_per_s = 50 }
+'''
+    # APP2 to MEMB1 is refused: it runs there already
+    cand = Candidate((("APP1", "MEMB2"), ("APP2", "MEMB1"), ("APP3", "MEMB2")), 1, False, None,
+                     "test")
+    run = run_job(RunJob(text, 5, 20.0, 120.0, cand, ()))
+    assert set(run["refused"]) == {"APP2"}
+    first, third = run["relocations"]
+    end = first["start_s"] + first["relocation_s"]
+    assert end % 5 > 1e-3  # within a step
+    assert third["start_s"] == pytest.approx(end, abs=0.002)

@@ -64,3 +64,24 @@ command = "XAUTOLOG APP1"
     (ready_a, active_a), (ready_b, active_b) = found
     assert ready_b == pytest.approx(ready_a, abs=0.01)
     assert active_b == pytest.approx(active_a, abs=0.05)
+
+
+@pytest.mark.parametrize("step_s", [1.0, 4.0])
+def test_a_guest_begun_within_a_step_runs_from_that_moment_only(step_s: float) -> None:
+    """CP STOP at 4 s, BEGIN at 10 s, half-way through a step of 4 s from 8 s: from 8 s to
+    12 s the guest serves its requests of the last two seconds only (run from the start of
+    the step, as if it had not been stopped, it served all four)."""
+    text = BASE.replace("step_s = 1", f"step_s = {step_s}") + '''
+[[timeline]]
+at_s = 4
+command = "SEND CP APP1 STOP"
+[[timeline]]
+at_s = 10
+command = "SEND CP APP1 BEGIN"
+'''
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(8)
+    before = sim.guests["APP1"].units_total
+    sim.run_until(12)
+    whole, _ = served(step_s, None)
+    assert sim.guests["APP1"].units_total - before == pytest.approx(whole / 2, rel=0.1)

@@ -3,6 +3,8 @@ one ends, so that relocations per hour under load can be measured."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ssisim.engine import (
@@ -173,3 +175,28 @@ def test_a_repeat_that_cannot_be_is_refused(entry: str, field: str, words: str) 
     with pytest.raises(ScenarioError) as e:
         loads_scenario(BASE + f"\n[[timeline]]\nat_s = 10\n{entry}\n", "bf.toml")
     assert f"timeline[0].{field}" in str(e.value) and words in str(e.value)
+
+
+def test_the_next_relocation_back_and_forth_waits_for_the_console_a_sync_relocation_holds() \
+        -> None:
+    """A guest goes back and forth; meanwhile the operator relocates another guest with SYNC,
+    which holds the console: the next relocation back and forth goes when that one has ended,
+    not when the guest's own last relocation ended (started then, it began before the
+    console was free, ahead of the commands that waited for it)."""
+    text = (Path(__file__).parents[1] / "cases" / "busy-pair.toml").read_text() + '''
+[[timeline]]
+at_s = 10
+command = "VMRELOCATE MOVE APP1 TO MEMB2 ASYNC"
+repeat = "back_and_forth"
+until_s = 40
+[[timeline]]
+at_s = 12
+command = "VMRELOCATE MOVE APP2 TO MEMB2 SYNC"
+'''
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(40)
+    sync = next(r for r in sim.reloc.all if r.guest.userid == "APP2")
+    app1 = [r for r in sim.reloc.all if r.guest.userid == "APP1"]
+    assert sync.t_end is not None and app1[0].t_end is not None
+    assert app1[0].t_end < sync.t_end  # its first ended while the console was held
+    assert app1[1].t_start == pytest.approx(sync.t_end, abs=1e-6)
