@@ -341,9 +341,8 @@ class Simulation:
             for u in sorted(self.guests):
                 g = self.guests[u]
                 self.run_guest_until(g, t)
-                if g.member is None or g.stopped_by:
-                    # stopped, or not logged on, up to now: it does not run that time later
-                    # (after a BEGIN or a logon in the step)
+                if g.member is not None and g.stopped_by:
+                    # stopped up to now: it does not run that time later (after a BEGIN)
                     g.ran_s = max(g.ran_s, t - self.t)
         self.command_at_s = t
         try:
@@ -497,6 +496,7 @@ class Simulation:
     # -- logon / logoff -----------------------------------------------------------------------
     def log_on(self, g: Guest, member: str, announce: bool = True) -> None:
         g.log_on(member)
+        g.ran_s = max(0.0, self.now_s() - self.t)  # (logged on within a step: from then on)
         g.count_dat_on(self.members[member])
         g.class_since = self.t  # dormant from now
         if announce:
@@ -517,7 +517,6 @@ class Simulation:
             inline = self.members[member].cfg.logoff_cleanup == "inline"
             c = self.pause.start_cleanup(g, inline)
         g.log_off()
-        g.ran_s = 0.0  # (a logon later in the step runs from its moment: ``_ran_at``)
         self.pause.logged_off(g)
         self.emit("LOGOFF", member, g.userid, f"{g.userid} logged off; its storage is being "
                   f"reset ({'the user ID stays taken until then' if inline else 'cleanup state'})",

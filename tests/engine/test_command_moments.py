@@ -85,3 +85,27 @@ command = "SEND CP APP1 BEGIN"
     sim.run_until(12)
     whole, _ = served(step_s, None)
     assert sim.guests["APP1"].units_total - before == pytest.approx(whole / 2, rel=0.1)
+
+
+def test_a_guest_logged_on_at_a_step_runs_the_whole_step_whatever_came_before() -> None:
+    """Forced off within a step, and commands run within later steps while it was away: logged
+    on again at the start of a step, the guest runs the whole of that step, as one forced off
+    on a step boundary does (the part of a step before a command's moment, kept from a step
+    while it was logged off, cost it the start of its first step)."""
+    def pages_at_24(force_at: float, more: str) -> int:
+        text = BASE.replace("step_s = 1", "step_s = 4") + f'''
+[[timeline]]
+at_s = {force_at}
+command = "FORCE APP1"
+[[timeline]]
+at_s = 20
+command = "XAUTOLOG APP1"
+''' + more
+        sim = Simulation(loads_scenario(text))
+        sim.run_until(24)
+        return sim.guests["APP1"].instantiated
+
+    plain = pages_at_24(12.0, "")
+    later = pages_at_24(12.5, '[[timeline]]\nat_s = 14.5\ncommand = "QUERY TIME"\n')
+    assert plain > 0
+    assert later == plain
