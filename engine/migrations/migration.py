@@ -180,7 +180,7 @@ def spend(need_s: float, left_s: float) -> tuple[float, float]:
 def command_start(world: World) -> float:
     """The moment the command being run runs (``World.command_at_s``; now outside of
     commands): what it starts begins then."""
-    return world.t if world.command_at_s is None else world.command_at_s
+    return world.now_s()
 
 
 def command_lead(world: World) -> float:

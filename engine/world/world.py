@@ -73,6 +73,10 @@ class World(Protocol):
         """Simulated seconds since the scenario started."""
         ...
 
+    def now_s(self) -> float:
+        """Now: the moment the command being run runs, or ``t`` outside of commands."""
+        ...
+
     def emit(self, kind: str, member: str | None, userid: str | None, message: str,
              data: dict[str, Any] | None = None, at: float | None = None) -> Event:
         """Publish an event that happened at simulated time ``at`` (default: now, or when the

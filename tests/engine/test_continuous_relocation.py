@@ -54,6 +54,17 @@ def run(timeline: str) -> dict:
     return build_summary(sim)
 
 
+def back_and_forth(step_s: float, options: str = "") -> Simulation:
+    """LNXAPP1 relocated back and forth from 10 s to 200 s, at steps of ``step_s``."""
+    return Simulation(loads_scenario(BASE.replace("step_s = 1", f"step_s = {step_s}") + f'''
+[[timeline]]
+at_s = 10
+command = "VMRELOCATE MOVE LNXAPP1 TO MEMB2{options}"
+repeat = "back_and_forth"
+until_s = 200
+'''))
+
+
 def test_the_guest_goes_back_and_forth_until_the_end_time() -> None:
     s = run('''
 [[timeline]]
@@ -101,13 +112,7 @@ def test_the_next_relocation_goes_when_the_last_ends_not_at_the_next_step(step_s
     the relocations follow one another without gaps, and as many fit in the time at any step
     length. (The next one used to wait for the next step: at 1 s steps a gap of up to a second
     after every relocation of a few seconds.)"""
-    sim = Simulation(loads_scenario(BASE.replace("step_s = 1", f"step_s = {step_s}") + '''
-[[timeline]]
-at_s = 10
-command = "VMRELOCATE MOVE LNXAPP1 TO MEMB2"
-repeat = "back_and_forth"
-until_s = 200
-'''))
+    sim = back_and_forth(step_s)
     sim.run_until(400)
     rels = build_summary(sim)["relocations"]
     assert len(rels) > 10
@@ -147,13 +152,7 @@ def test_relocations_shorter_than_a_step_count_the_changes_made_while_they_run()
     at 5 s steps against 287 at 1 s)."""
     found = {}
     for step in (1.0, 5.0):
-        sim = Simulation(loads_scenario(BASE.replace("step_s = 1", f"step_s = {step}") + '''
-[[timeline]]
-at_s = 10
-command = "VMRELOCATE MOVE LNXAPP1 TO MEMB2 ASYNC"
-repeat = "back_and_forth"
-until_s = 200
-'''))
+        sim = back_and_forth(step, " ASYNC")
         sim.run_until(200)
         rels = [r for r in build_summary(sim)["relocations"] if r["ended"]]
         second = [r["pass_list"][1]["pages"] for r in rels]
