@@ -288,6 +288,12 @@ class Relocation(MoveRecord):
     ordering_lost_s: float = 0.0
     #: frames it holds on the source to stage outbound pages (``Member.stage_frames``)
     stage_pool: int = 0
+    #: pages it sent in the step under way
+    step_pages: int = 0
+    #: the link's time (seconds of the whole link) it had in the last step that a relocation
+    #: joined within that step was due (it sent at its whole share while the other sent beside
+    #: it): it waits while its share of the link would carry as much before it sends on
+    link_owed_s: float = 0.0
     #: seconds it began before the step it is next advanced in: its first step does that
     #: much more (less than nothing: begun within the step, it does the rest of it)
     lead_s: float = 0.0
@@ -342,6 +348,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         #: steps run: the relocation first in turn in a step's rounds changes with it
         self.turns = 0
         self._step_end = 0.0
+        self._step_len = 0.0
         #: relocations started within the step after its relocation work (``advance_joined``)
         self._joined: list[Relocation] = []
         self.io_for_moves: dict[str, list[float]] = {}
@@ -420,9 +427,12 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.io_for_moves = {}
         self._io_moves_step = {}
         self._step_end = self.sim.t + dt
+        self._step_len = dt
         for m in self.sim.members.values():
             m.reloc_tasks = 0
         act = self.active
+        for r in act:
+            r.step_pages = 0
         if not act:
             return
         # each relocation is a CP task on one processor of each member at a time. CP's work
@@ -496,6 +506,33 @@ class RelocationEngine(MoveEngine[Relocation]):
             self._share_out(act, self._step_end - r.t_start)
             self.sharers = self._link_shares(act)
             self._advance_one(r, self.sim.step_s, self.sharers.get(r, 1.0))
+            self._owe_link(r)
+
+    def _owe_link(self, r: Relocation) -> None:
+        """The relocations on ``r``'s link that had the whole step's share of it owe the time
+        ``r``, joined within the step, sent beside them: what they sent beyond their share
+        with ``r`` sending too, from when its first pass began to the end of its sending in
+        the step, which they wait out at the next step (the link carried more than it can in
+        that step; a relocation joined 1.5 s into a step of 10 s, beside one that had had the
+        whole link, made that one 13 % faster than at steps of 0.5 s)."""
+        if not r.step_pages or not r.passes:
+            return
+        start = self._step_end - self._step_len
+        first = max(r.passes[0].start_s, start)
+        end = r.passes[-1].end_s if r.passes[-1].kind == "done" else self._step_end
+        over = min(end, self._step_end) - first
+        if over <= 0:
+            return
+        key = set(r.link.members)
+        on = [x for x in self.active if set(x.link.members) == key and x is not r]
+        fair = self._link_shares(on + [r])
+        full = link_pages_per_s(r.link, self.model)
+        for x in on:
+            span = self._step_end - max(x.t_start, start)
+            if not x.step_pages or span <= 0:
+                continue
+            had = x.step_pages / span  # its pace in the step, pages a second
+            x.link_owed_s += max(0.0, had - full / fair[x]) * over / full
 
     def _io_since(self, name: str, left: float, since: float | None) -> float:
         """Of ``left``, what is left of member ``name``'s paging I/O for relocations this step,
@@ -600,6 +637,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use / stretch
                 r.cpu_s += use / stretch
                 continue
+            if r.send_left > 0 and r.link_owed_s > 0:
+                use = min(r.link_owed_s * sharers, left)
+                r.link_owed_s -= use / sharers
+                left -= use
+                cur.throttle_s += use
+                self._held(r, "source", "link_queue", True)
+                continue
             if r.send_left > 0:
                 live = r.state == "moving"
                 stage = self.model.stage_s_per_page
@@ -662,6 +706,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                              xstor_s)
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
+                r.step_pages += sent
                 if sent:
                     shadow.residency_changed()
                 r.send_left -= sent

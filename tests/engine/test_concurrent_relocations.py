@@ -240,3 +240,64 @@ def test_cp_judges_a_changed_set_by_the_part_of_the_link_the_relocation_gets() -
     for moved in passes(True):
         assert len(moved) > 4
         assert moved[-2] <= MODEL.quiesce_threshold_s * half * 1.05  # the penultimate pass
+
+
+def one_joined_within_a_step(step_s: float) -> str:
+    """LNXA (16 GB, all of it touched) relocates ASYNC from 125.2 s; LNXB (6 GB) from 131.5 s,
+    within a step of 10 s beside LNXA, which had that step's whole link."""
+    member = '''
+[[member]]
+name = "MEMB{0}"
+cpus = 4
+central = "64G"
+  [[member.volume]]
+  volid = "PAG00{0}"
+  size = "64G"
+'''
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "one joined within a step"
+[run]
+seed = 11
+duration_s = 200
+step_s = {step_s}
+{member.format(1)}{member.format(2)}
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{{gbps = 8, ctcs = 4}}]
+[[guest]]
+userid = "LNXA"
+member = "MEMB1"
+storage = "16G"
+workload = {{ type = "idle", wss_mb = 16384, refs_per_s = 1000000, changes_per_s = 0 }}
+[[guest]]
+userid = "LNXB"
+member = "MEMB1"
+storage = "6G"
+workload = {{ type = "idle", wss_mb = 6144, refs_per_s = 1000000, changes_per_s = 0 }}
+[[timeline]]
+at_s = 125.2
+command = "VMRELOCATE MOVE LNXA TO MEMB2 ASYNC"
+[[timeline]]
+at_s = 131.5
+command = "VMRELOCATE MOVE LNXB TO MEMB2 ASYNC"
+'''
+
+
+def test_a_relocation_joined_within_a_step_takes_its_share_of_the_link_from_the_others() -> None:
+    # (joined within a step of 10 s, LNXB sent beside LNXA, which had already had the whole
+    # step's link: the link carried 1.15 times what it can in that step, and LNXA relocated
+    # in 30.0 s against 33.2 s at steps of 0.5 s)
+    def times(step_s: float) -> dict[str, float]:
+        sim = Simulation(loads_scenario(one_joined_within_a_step(step_s)))
+        sim.run_until(180)
+        rels = build_summary(sim)["relocations"]
+        assert [r["result"] for r in rels] == ["relocated", "relocated"]
+        return {r["guest"]: r["relocation_s"] for r in rels}
+
+    fine, coarse = times(0.5), times(10.0)
+    assert coarse["LNXB"] == pytest.approx(fine["LNXB"], rel=0.02)
+    assert coarse["LNXA"] == pytest.approx(fine["LNXA"], rel=0.03)
+    # LNXA shared the link with LNXB for as long as they both sent
+    assert fine["LNXA"] > 1.3 * (fine["LNXA"] - fine["LNXB"])
