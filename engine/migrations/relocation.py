@@ -456,6 +456,11 @@ class RelocationEngine(MoveEngine[Relocation]):
             if not now:
                 break
             self.sharers = self._link_shares(now)
+            if n:
+                # (what each asks of the processors changes as they go from setting up to
+                # scanning to sending: 25 relocations set up as a step of 1 s began, then
+                # scanned side by side on 4 processors as if each had one)
+                self._stretch(now)
             k = (self.turns + n) % len(now)
             for r in now[k:] + now[:k]:
                 if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
@@ -466,18 +471,12 @@ class RelocationEngine(MoveEngine[Relocation]):
         """The members' processors and paging I/O for the relocations ``act`` over ``dt``
         seconds (those of the members already shared out in this step stay as they are)."""
         tasks: dict[str, int] = {}
-        want: dict[str, float] = {}
-        shares = self._link_shares(act)
         for r in act:
-            src_want, dst_want = self._cpu_want(r, shares.get(r, 1.0))
-            for name, w in ((r.source, src_want), (r.dest, dst_want)):
+            for name in (r.source, r.dest):
                 tasks[name] = tasks.get(name, 0) + 1
-                want[name] = want.get(name, 0.0) + w
-        self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], want[r.source])
-                            for r in act}
-        self.dst_stretch = {r: cp_stretch(self.sim.members[r.dest], want[r.dest]) for r in act}
         for name, n in tasks.items():
             self.sim.members[name].reloc_tasks = n
+        self._stretch(act)
         # the relocations run before the guests, but the guests' page faults come first on the
         # paging devices: the relocations' reads on the source, and the writes the destination's
         # demand scan makes for their pages, get the part the faulting virtual CPUs leave
@@ -490,6 +489,19 @@ class RelocationEngine(MoveEngine[Relocation]):
                     # (the pool's rate, and the moment it covers from)
                     self._io_moves_step[name] = (moves_io_share(m) * m.io_capacity_s,
                                                  self._step_end - dt)
+
+    def _stretch(self, act: list[Relocation]) -> None:
+        """How much slower each of the relocations ``act`` does its CPU-bound work for sharing
+        its members' processors, from what each asks for now."""
+        want: dict[str, float] = {}
+        shares = self._link_shares(act)
+        for r in act:
+            src_want, dst_want = self._cpu_want(r, shares.get(r, 1.0))
+            want[r.source] = want.get(r.source, 0.0) + src_want
+            want[r.dest] = want.get(r.dest, 0.0) + dst_want
+        self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], want[r.source])
+                            for r in act}
+        self.dst_stretch = {r: cp_stretch(self.sim.members[r.dest], want[r.dest]) for r in act}
 
     def advance_joined(self) -> None:
         """Do the rest of the step for the relocations started within it, after the step's
