@@ -288,12 +288,15 @@ class Relocation(MoveRecord):
     ordering_lost_s: float = 0.0
     #: frames it holds on the source to stage outbound pages (``Member.stage_frames``)
     stage_pool: int = 0
-    #: pages it sent in the step under way
+    #: pages it sent in the step under way, the seconds it spent sending them, and the ways
+    #: it shared its link then
     step_pages: int = 0
-    #: the link's time (seconds of the whole link) it had in the last step that a relocation
-    #: joined within that step was due (it sent at its whole share while the other sent beside
-    #: it): it waits while its share of the link would carry as much before it sends on
-    link_owed_s: float = 0.0
+    step_send_s: float = 0.0
+    step_sharers: float = 1.0
+    #: pages it sent in the last step beyond its share of the link with a relocation joined
+    #: within that step sending beside it (it had the whole step's share): it waits as long as
+    #: they take it now before it sends on
+    link_owed: float = 0.0
     #: seconds it began before the step it is next advanced in: its first step does that
     #: much more (less than nothing: begun within the step, it does the rest of it)
     lead_s: float = 0.0
@@ -433,6 +436,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         act = self.active
         for r in act:
             r.step_pages = 0
+            r.step_send_s = 0.0
         if not act:
             return
         # each relocation is a CP task on one processor of each member at a time. CP's work
@@ -456,11 +460,10 @@ class RelocationEngine(MoveEngine[Relocation]):
             if not now:
                 break
             self.sharers = self._link_shares(now)
-            if n:
-                # (what each asks of the processors changes as they go from setting up to
-                # scanning to sending: 25 relocations set up as a step of 1 s began, then
-                # scanned side by side on 4 processors as if each had one)
-                self._stretch(now)
+            # (what each asks of the processors changes as they go from setting up to
+            # scanning to sending: 25 relocations set up as a step of 1 s began, then
+            # scanned side by side on 4 processors as if each had one)
+            self._stretch(now, dt / rounds)
             k = (self.turns + n) % len(now)
             for r in now[k:] + now[:k]:
                 if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
@@ -476,7 +479,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 tasks[name] = tasks.get(name, 0) + 1
         for name, n in tasks.items():
             self.sim.members[name].reloc_tasks = n
-        self._stretch(act)
+        self._stretch(act, dt)
         # the relocations run before the guests, but the guests' page faults come first on the
         # paging devices: the relocations' reads on the source, and the writes the destination's
         # demand scan makes for their pages, get the part the faulting virtual CPUs leave
@@ -490,13 +493,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._io_moves_step[name] = (moves_io_share(m) * m.io_capacity_s,
                                                  self._step_end - dt)
 
-    def _stretch(self, act: list[Relocation]) -> None:
-        """How much slower each of the relocations ``act`` does its CPU-bound work for sharing
-        its members' processors, from what each asks for now."""
+    def _stretch(self, act: list[Relocation], span: float) -> None:
+        """How much slower each of the relocations ``act`` does its CPU-bound work over the
+        next ``span`` seconds for sharing its members' processors, from what each asks for."""
         want: dict[str, float] = {}
         shares = self._link_shares(act)
         for r in act:
-            src_want, dst_want = self._cpu_want(r, shares.get(r, 1.0))
+            src_want, dst_want = self._cpu_want(r, shares.get(r, 1.0), span)
             want[r.source] = want.get(r.source, 0.0) + src_want
             want[r.dest] = want.get(r.dest, 0.0) + dst_want
         self.cpu_stretch = {r: cp_stretch(self.sim.members[r.source], want[r.source])
@@ -516,35 +519,43 @@ class RelocationEngine(MoveEngine[Relocation]):
                 continue
             act = self.active
             self._share_out(act, self._step_end - r.t_start)
-            self.sharers = self._link_shares(act)
+            before = self._link_shares(act)
+            self.sharers = self._link_shares(act, sending=r)
             self._advance_one(r, self.sim.step_s, self.sharers.get(r, 1.0))
-            self._owe_link(r)
+            self._owe_link(r, before)
 
-    def _owe_link(self, r: Relocation) -> None:
-        """The relocations on ``r``'s link that had the whole step's share of it owe the time
-        ``r``, joined within the step, sent beside them: what they sent beyond their share
-        with ``r`` sending too, from when its first pass began to the end of its sending in
-        the step, which they wait out at the next step (the link carried more than it can in
-        that step; a relocation joined 1.5 s into a step of 10 s, beside one that had had the
-        whole link, made that one 13 % faster than at steps of 0.5 s)."""
+    def _owe_link(self, r: Relocation, before: dict[Relocation, float]) -> None:
+        """The relocations on ``r``'s link that sent in this step before ``r`` joined it owe
+        what they sent beyond their share with ``r`` sending too, for as long as both sent
+        (from the start of ``r``'s first pass to the end of its sending in the step, or of
+        theirs when shorter): they wait as long as those pages take them at the next step. A
+        relocation's pace at a share of the link comes from its pace in the step (its pages'
+        link time and the CPU time that adds to it, staging); ``before`` holds the ways each
+        shared the link before ``r`` came, so a second relocation joined in the same step
+        charges only the further drop. (Unpaid, a relocation joined 1.5 s into a step of 10 s
+        beside one that had had the whole link made that one 10 % faster than at steps of
+        0.5 s.)"""
         if not r.step_pages or not r.passes:
             return
         start = self._step_end - self._step_len
         first = max(r.passes[0].start_s, start)
-        end = r.passes[-1].end_s if r.passes[-1].kind == "done" else self._step_end
-        over = min(end, self._step_end) - first
+        end = self._step_end if r.active or r.t_end is None else min(r.t_end, self._step_end)
+        over = end - first
         if over <= 0:
             return
         key = set(r.link.members)
         on = [x for x in self.active if set(x.link.members) == key and x is not r]
-        fair = self._link_shares(on + [r])
+        after = self._link_shares(on + [r], sending=r)
         full = link_pages_per_s(r.link, self.model)
         for x in on:
-            span = self._step_end - max(x.t_start, start)
-            if not x.step_pages or span <= 0:
+            if not x.step_pages or x.step_send_s <= 0 or x not in before:
                 continue
-            had = x.step_pages / span  # its pace in the step, pages a second
-            x.link_owed_s += max(0.0, had - full / fair[x]) * over / full
+            had = x.step_pages / x.step_send_s  # its pace while it sent, pages a second
+            # (the time a page takes it besides its part of the link)
+            extra = max(0.0, 1.0 / had - x.step_sharers / full)
+            was = 1.0 / (before[x] / full + extra)
+            now = 1.0 / (after[x] / full + extra)
+            x.link_owed += max(0.0, was - now) * min(over, x.step_send_s)
 
     def _io_since(self, name: str, left: float, since: float | None) -> float:
         """Of ``left``, what is left of member ``name``'s paging I/O for relocations this step,
@@ -555,10 +566,12 @@ class RelocationEngine(MoveEngine[Relocation]):
         gone = rate * min(max(0.0, since - start), self._step_end - start)
         return max(0.0, left - gone)
 
-    def _cpu_want(self, r: Relocation, sharers: float) -> tuple[float, float]:
-        """The processors ``r``'s CP task asks for on its source and its destination now."""
-        if r.setup_left_s > 0 or not r.passes or r.passes[-1].kind == "done":
-            return 0.0, 0.0
+    def _cpu_want(self, r: Relocation, sharers: float, span: float) -> tuple[float, float]:
+        """The processors ``r``'s CP task asks for on its source and its destination over
+        the next ``span`` seconds: setting up asks for none, but one whose set-up ends within
+        them asks for its first pass's DAT scan (its work that stretches comes after)."""
+        if r.setup_left_s > 0 or not r.passes:
+            return (1.0, 0.0) if 0 < r.setup_left_s < span and not r.passes else (0.0, 0.0)
         if r.scan_left_s > 0:
             return 1.0, 0.0  # the DAT scan: CPU-bound on the source
         md = self.model
@@ -568,7 +581,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         return (min(1.0, per / src.cfg.cpu_speed * rate),
                 min(1.0, md.receive_cpu_s_per_page / dst.cfg.cpu_speed * rate))
 
-    def _link_shares(self, now: list[Relocation]) -> dict[Relocation, float]:
+    def _link_shares(self, now: list[Relocation],
+                     sending: Relocation | None = None) -> dict[Relocation, float]:
         """How many ways each relocation shares its link for the pages it sends this round:
         the link's rate over its part of it.
 
@@ -577,7 +591,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         pages as it finds them, its pass's pages and its status records over its scan's time
         (an idle guest's long scan finds few, and leaves the rest to the others); one setting
         up, or held back until the next step, uses none. A relocation's own part is what it
-        gets once it sends.
+        gets once it sends. ``sending``: one counted as sending whatever it does now (a
+        relocation joined within the step, for the part of the step it sends in).
         """
         links: dict[tuple[str, ...], list[Relocation]] = {}
         for r in now:
@@ -587,8 +602,8 @@ class RelocationEngine(MoveEngine[Relocation]):
             cap = link_pages_per_s(rs[0].link, self.model)
             status = self.model.scan_bytes_per_page / 4096  # (pages' worth per page scanned)
             want = {r: ((r.send_left + r.guest.npages * status) / r.scan_left_s
-                        if r.scan_left_s > 0 else math.inf)
-                    for r in rs if r.passes and r.setup_left_s <= 0}
+                        if r.scan_left_s > 0 and r is not sending else math.inf)
+                    for r in rs if r is sending or (r.passes and r.setup_left_s <= 0)}
             senders = sorted(want.values())
             level = fair_level(cap, senders) if math.inf in want.values() else None
             for r in rs:
@@ -649,13 +664,6 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + use / stretch
                 r.cpu_s += use / stretch
                 continue
-            if r.send_left > 0 and r.link_owed_s > 0:
-                use = min(r.link_owed_s * sharers, left)
-                r.link_owed_s -= use / sharers
-                left -= use
-                cur.throttle_s += use
-                self._held(r, "source", "link_queue", True)
-                continue
             if r.send_left > 0:
                 live = r.state == "moving"
                 stage = self.model.stage_s_per_page
@@ -692,6 +700,15 @@ class RelocationEngine(MoveEngine[Relocation]):
                         break
                     per_page = self.model.stage_hold_s / r.stage_pool
                     order_lost = 0.0
+                if r.link_owed > 0:
+                    # pages of the last step it sent beyond its share: it waits as long as
+                    # they take it now
+                    use = min(r.link_owed * per_page, left)
+                    r.link_owed -= use / per_page
+                    left -= use
+                    cur.throttle_s += use
+                    self._held(r, "source", "link_queue", True)
+                    continue
                 budget_pages = max(1, int(left / per_page))
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills as they come in
@@ -719,6 +736,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 r.step_pages += sent
+                r.step_sharers = sharers
                 if sent:
                     shadow.residency_changed()
                 r.send_left -= sent
@@ -747,6 +765,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 used = min(left, sent * per_page + from_xstor * xstor_s + waited)
                 waited = min(used, waited)
                 left -= used
+                r.step_send_s += used
                 cpu_src = (sent * (self.model.send_cpu_s_per_page + (stage if live else 0.0))
                            + from_xstor * self.paging.cp_cpu_per_page_s) / src.cfg.cpu_speed
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu_src
