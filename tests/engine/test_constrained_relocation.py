@@ -213,10 +213,8 @@ def test_relocations_share_a_members_processors() -> None:
         assert len(rels) == 8 and all(r["result"] == "relocated" for r in rels)
         return max(r["relocation_s"] for r in rels)
 
-    # eight relocations' DAT scans on two processors: the processors' part of each scan takes
-    # twice as long as on sixteen (each asks for half a processor), its status records on the
-    # link as long
-    assert longest(2) > longest(16) * 1.3
+    # eight relocations' DAT scans on two processors take four times as long as on eight
+    assert longest(2) > longest(16) * 1.5
 
 
 def test_relocations_waiting_on_the_link_leave_the_processors_free() -> None:
