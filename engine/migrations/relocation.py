@@ -476,7 +476,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             # (what each asks of the processors changes as they go from setting up to
             # scanning to sending: 25 relocations set up as a step of 1 s began, then
             # scanned side by side on 4 processors as if each had one)
-            self._stretch(now, dt / rounds)
+            self._stretch(now, dt / rounds, self.sharers)
             k = (self.turns + n) % len(now)
             for r in now[k:] + now[:k]:
                 if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
@@ -484,15 +484,15 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.turns += 1
 
     def _share_out(self, act: list[Relocation], dt: float) -> None:
-        """The members' processors and paging I/O for the relocations ``act`` over ``dt``
-        seconds (those of the members already shared out in this step stay as they are)."""
+        """The members' relocation tasks and paging I/O for the relocations ``act`` over
+        ``dt`` seconds (those of the members already shared out in this step stay as they
+        are); their processors are shared out by ``_stretch``."""
         tasks: dict[str, int] = {}
         for r in act:
             for name in (r.source, r.dest):
                 tasks[name] = tasks.get(name, 0) + 1
         for name, n in tasks.items():
             self.sim.members[name].reloc_tasks = n
-        self._stretch(act, dt)
         # the relocations run before the guests, but the guests' page faults come first on the
         # paging devices: the relocations' reads on the source, and the writes the destination's
         # demand scan makes for their pages, get the part the faulting virtual CPUs leave
@@ -506,12 +506,15 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._io_moves_step[name] = (moves_io_share(m) * m.io_capacity_s,
                                                  self._step_end - dt)
 
-    def _stretch(self, act: list[Relocation], span: float) -> None:
+    def _stretch(self, act: list[Relocation], span: float,
+                 shares: dict[Relocation, float] | None = None) -> None:
         """How much slower each of the relocations ``act`` does its CPU-bound work over the
-        next ``span`` seconds for sharing its members' processors, from what each asks for."""
+        next ``span`` seconds for sharing its members' processors, from what each asks for
+        (``shares``: their parts of their links, when already known)."""
         self._span = span
         want: dict[str, float] = {}
-        shares = self._link_shares(act)
+        if shares is None:
+            shares = self._link_shares(act)
         for r in act:
             src_want, dst_want = self._cpu_want(r, shares.get(r, 1.0), span)
             want[r.source] = want.get(r.source, 0.0) + src_want
@@ -534,6 +537,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             act = self.active
             self._share_out(act, self._step_end - r.t_start)
             before = self._link_shares(act)
+            self._stretch(act, self._step_end - r.t_start, before)
             self.sharers = self._link_shares(act, sending=r)
             self._advance_one(r, self.sim.step_s, self.sharers.get(r, 1.0))
             self._owe_link(r, before)

@@ -242,33 +242,41 @@ def test_cp_judges_a_changed_set_by_the_part_of_the_link_the_relocation_gets() -
         assert moved[-2] <= MODEL.quiesce_threshold_s * half * 1.05  # the penultimate pass
 
 
+def two_members(name: str, step_s: float, cpus: int) -> str:
+    """A scenario's start: MEMB1 and MEMB2 of ``cpus`` processors and 64 GB each, a link of one
+    8 Gb CHPID between them, steps of ``step_s``."""
+    text = f'''
+format = "ssisim-scenario"
+version = 1
+name = "{name}"
+[run]
+seed = 11
+duration_s = 200
+step_s = {step_s}
+'''
+    for n in (1, 2):
+        text += f'''
+[[member]]
+name = "MEMB{n}"
+cpus = {cpus}
+central = "64G"
+  [[member.volume]]
+  volid = "PAG00{n}"
+  size = "64G"
+'''
+    return text + '''
+[[link]]
+members = ["MEMB1", "MEMB2"]
+chpids = [{gbps = 8, ctcs = 4}]
+'''
+
+
 def joined_within_a_step(step_s: float, b: str = "6G", ta: float = 125.2, tb: float = 131.5,
                          tc: float | None = None) -> str:
     """LNXA (16 GB, all of it touched) relocates ASYNC from ``ta``; LNXB (``b``) from ``tb``,
     within a step of 10 s beside LNXA, which had that step's whole link; LNXC (6 GB) from
     ``tc`` too, when given."""
-    member = '''
-[[member]]
-name = "MEMB{0}"
-cpus = 4
-central = "64G"
-  [[member.volume]]
-  volid = "PAG00{0}"
-  size = "64G"
-'''
-    text = f'''
-format = "ssisim-scenario"
-version = 1
-name = "joined within a step"
-[run]
-seed = 11
-duration_s = 200
-step_s = {step_s}
-{member.format(1)}{member.format(2)}
-[[link]]
-members = ["MEMB1", "MEMB2"]
-chpids = [{{gbps = 8, ctcs = 4}}]
-'''
+    text = two_members("joined within a step", step_s, 4)
     for userid, size, at in (("LNXA", "16G", ta), ("LNXB", b, tb), ("LNXC", "6G", tc)):
         if at is None:
             continue
@@ -316,30 +324,7 @@ def test_a_relocation_joined_within_a_step_takes_its_share_of_the_link_from_the_
 def ten_at_once(step_s: float, at_s: float = 20) -> str:
     """Ten guests of 4 GB, each changing 2,000 pages a second, relocated ASYNC IMMEDIATE at once
     (at ``at_s``) from a member of 2 processors: their DAT scans share those two."""
-    text = f'''
-format = "ssisim-scenario"
-version = 1
-name = "ten at once"
-[run]
-seed = 11
-duration_s = 200
-step_s = {step_s}
-'''
-    for n in (1, 2):
-        text += f'''
-[[member]]
-name = "MEMB{n}"
-cpus = 2
-central = "64G"
-  [[member.volume]]
-  volid = "PAG00{n}"
-  size = "64G"
-'''
-    text += '''
-[[link]]
-members = ["MEMB1", "MEMB2"]
-chpids = [{gbps = 8, ctcs = 4}]
-'''
+    text = two_members("ten at once", step_s, 2)
     for i in range(10):
         text += f'''
 [[guest]]
