@@ -349,8 +349,10 @@ class Simulation:
             yield
         finally:
             self.command_at_s = None
-        # a relocation it started within the step does the rest of the step before the guests
-        self.reloc.advance_joined()
+        # a relocation it started within the step does the rest of the step before the guests,
+        # beside those the commands due at the same moment start (after the last of them)
+        if not (self._queue and self._queue[0][0] <= t + 1e-9 and not self.console_busy()):
+            self.reloc.advance_joined()
 
     def _run_due_commands(self, until: float) -> None:
         """Run the commands due by ``until``, each at its moment, the earliest first: when it

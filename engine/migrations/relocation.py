@@ -9,6 +9,7 @@ arrive. All model parameters are in ``LGRModel``, with how each was derived.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -526,45 +527,81 @@ class RelocationEngine(MoveEngine[Relocation]):
     def advance_joined(self) -> None:
         """Do the rest of the step for the relocations started within it, after the step's
         relocation work (a command due within the step, one that waited for the console a
-        SYNC relocation freed in it, the next relocation of a guest going back and forth): each
-        from its start, before the guests run the rest of the step (begun at the next step
-        with the time before it owed, a relocation shorter than a step lay wholly in time the
-        guest had already run, and found no page changed)."""
-        joined, self._joined = self._joined, []
-        for r in joined:
-            if not r.active:
-                continue
+        SYNC relocation freed in it, the next relocation of a guest going back and forth): from
+        their start, before the guests run the rest of the step (begun at the next step with
+        the time before it owed, a relocation shorter than a step lay wholly in time the guest
+        had already run, and found no page changed). Relocations begun at the same moment
+        (commands due together; the simulation calls this after the last of them) go side by
+        side in rounds, as in a step (``advance``): one after another, each had the rest of the
+        step to itself, and ten begun together 2.3 s into a step of 5 s ended 3.9 s sooner than
+        at steps of 0.1 s, quiescing 0.4 s against 1.9 s."""
+        joined, self._joined = [r for r in self._joined if r.active], []
+        if len(joined) == 1:
+            r = joined[0]
             act = self.active
             self._share_out(act, self._step_end - r.t_start)
             before = self._link_shares(act)
             self._stretch(act, self._step_end - r.t_start, before)
-            self.sharers = self._link_shares(act, sending=r)
+            self.sharers = self._link_shares(act, sending={r})
             self._advance_one(r, self.sim.step_s, self.sharers.get(r, 1.0))
-            self._owe_link(r, before)
+            self._owe_link([r], before)
+            return
+        for t0 in sorted({r.t_start for r in joined}):
+            self._advance_together([r for r in joined if r.t_start == t0 and r.active], t0)
 
-    def _owe_link(self, r: Relocation, before: dict[Relocation, float]) -> None:
-        """The relocations on ``r``'s link that sent in this step before ``r`` joined it owe
-        what they sent beyond their share with ``r`` sending too, for as long as both sent
-        (from the start of ``r``'s first pass to the end of its sending in the step, or of
-        theirs when shorter): they wait as long as those pages take them at the next step. A
-        relocation's pace at a share of the link comes from its pace in the step (its pages'
-        link time and the CPU time that adds to it, staging); ``before`` holds the ways each
-        shared the link before ``r`` came, so a second relocation joined in the same step
-        charges only the further drop. (Unpaid, a relocation joined 1.5 s into a step of 10 s
-        beside one that had had the whole link made that one 10 % faster than at steps of
-        0.5 s.)"""
-        if not r.step_pages or not r.passes:
+    def _advance_together(self, group: list[Relocation], t0: float) -> None:
+        """The relocations ``group``, begun at moment ``t0`` within the step, do the rest of it
+        side by side, in rounds of at most ``RELOCATION_ROUND_S`` (as ``advance``), sharing the
+        links and processors with those that did the whole step already."""
+        if not group:
+            return
+        span = self._step_end - t0
+        for r in group:
+            r.lead_s = 0.0  # (their rounds begin at ``t0``)
+        act = self.active
+        self._share_out(act, span)
+        before = self._link_shares(act)
+        rounds = max(1, math.ceil(span / RELOCATION_ROUND_S - 1e-9))
+        waiting: set[Relocation] = set()
+        for n in range(rounds):
+            now = [r for r in group if r.active and r not in waiting]
+            if not now:
+                break
+            live = [x for x in self.active if x.active]
+            self.sharers = self._link_shares(live)
+            self._stretch(live, span / rounds, self.sharers)
+            k = n % len(now)
+            for r in now[k:] + now[:k]:
+                if self._advance_one(r, span / rounds, self.sharers[r], n, rounds, t0):
+                    waiting.add(r)
+        self._owe_link(group, before)
+
+    def _owe_link(self, group: list[Relocation], before: dict[Relocation, float]) -> None:
+        """The relocations on the link of the relocations ``group`` (joined within the step, at
+        one moment) that sent in this step before they joined it owe what they sent beyond
+        their share with the group sending too, for as long as both sent (from the start of
+        the group's first pass to the end of its sending in the step, or of theirs when
+        shorter): they wait as long as those pages take them at the next step. A relocation's
+        pace at a share of the link comes from its pace in the step (its pages' link time and
+        the CPU time that adds to it, staging); ``before`` holds the ways each shared the link
+        before the group came, so a second group joined in the same step charges only the
+        further drop. (Unpaid, a relocation joined 1.5 s into a step of 10 s beside one that
+        had had the whole link made that one 10 % faster than at steps of 0.5 s.)"""
+        group = [r for r in group if r.step_pages and r.passes]
+        if not group:
             return
         start = self._step_end - self._step_len
-        first = max(r.passes[0].start_s, start)
-        end = self._step_end if r.active or r.t_end is None else min(r.t_end, self._step_end)
+        first = min(max(r.passes[0].start_s, start) for r in group)
+        end = max(self._step_end if r.active or r.t_end is None
+                  else min(r.t_end, self._step_end) for r in group)
         over = end - first
         if over <= 0:
             return
-        key = set(r.link.members)
-        on = [x for x in self.active if set(x.link.members) == key and x is not r]
-        after = self._link_shares(on + [r], sending=r)
-        full = link_pages_per_s(r.link, self.model)
+        key = set(group[0].link.members)
+        on = [x for x in self.active if set(x.link.members) == key and x not in group]
+        mine = [r for r in group if set(r.link.members) == key]
+        after = self._link_shares(on + mine, sending=set(mine))
+        full = link_pages_per_s(group[0].link, self.model)
         for x in on:
             if not x.step_pages or x.step_send_s <= 0 or x not in before:
                 continue
@@ -604,7 +641,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 min(1.0, md.receive_cpu_s_per_page / dst.cfg.cpu_speed * rate))
 
     def _link_shares(self, now: list[Relocation],
-                     sending: Relocation | None = None) -> dict[Relocation, float]:
+                     sending: Collection[Relocation] = ()) -> dict[Relocation, float]:
         """How many ways each relocation shares its link for the pages it sends this round:
         the link's rate over its part of it.
 
@@ -624,8 +661,8 @@ class RelocationEngine(MoveEngine[Relocation]):
             cap = link_pages_per_s(rs[0].link, self.model)
             status = self.model.scan_bytes_per_page / 4096  # (pages' worth per page scanned)
             want = {r: ((r.send_left + r.guest.npages * status) / r.scan_left_s
-                        if r.scan_left_s > 0 and r is not sending else math.inf)
-                    for r in rs if r is sending or (r.passes and r.setup_left_s <= 1e-12)}
+                        if r.scan_left_s > 0 and r not in sending else math.inf)
+                    for r in rs if r in sending or (r.passes and r.setup_left_s <= 1e-12)}
             senders = sorted(want.values())
             level = fair_level(cap, senders) if math.inf in want.values() else None
             for r in rs:
@@ -637,9 +674,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         return out
 
     def _advance_one(self, r: Relocation, dt: float, sharers: float, n: int = 0,
-                     rounds: int = 1) -> bool:
-        """Round ``n`` of ``rounds`` of the step (each ``dt`` long) for relocation ``r``. True
-        when it waits for the next step (frames or paging I/O), the rest of the step held."""
+                     rounds: int = 1, t0: float | None = None) -> bool:
+        """Round ``n`` of ``rounds`` of the step (each ``dt`` long, the first from ``t0``, by
+        default the step's start) for relocation ``r``. True when it waits for the next step
+        (frames or paging I/O), the rest of the step held."""
         sim = self.sim
         src = sim.members[r.source]
         dst = sim.members[r.dest]
@@ -648,7 +686,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         assert shadow is not None and g.planes is not None and shadow.planes is not None
         last = n == rounds - 1
         # (a relocation started in this step that began before it does its first part too)
-        t = sim.t + n * dt - r.lead_s
+        t = (sim.t if t0 is None else t0) + n * dt - r.lead_s
         dt += r.lead_s
         r.lead_s = 0.0
         waits = False
