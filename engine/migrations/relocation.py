@@ -369,6 +369,11 @@ class RelocationEngine(MoveEngine[Relocation]):
         #: CPU seconds relocation work took on each member in the current step (system work:
         #: it is served before the guests)
         self.cpu_s: dict[str, float] = {}
+        #: the same, piece by piece of the step (``cpu_bins_s`` each, from its start): what
+        #: the guests of a member short of processors lose goes with when the relocations used
+        #: the processors (``Simulation._step_member``)
+        self.cpu_bins: dict[str, np.ndarray] = {}
+        self.cpu_bins_s = 1.0
 
     def find_link(self, a: str, b: str) -> LinkConfig | None:
         """The ISFC link between two members, if the scenario has one."""
@@ -441,6 +446,8 @@ class RelocationEngine(MoveEngine[Relocation]):
     def advance(self, dt: float) -> None:
         """Do ``dt`` seconds of relocation work (called before the guests run)."""
         self.cpu_s = {}
+        self.cpu_bins = {}
+        self.cpu_bins_s = dt / max(1, math.ceil(dt / RELOCATION_ROUND_S - 1e-9))
         self.io_for_moves = {}
         self._io_moves_step = {}
         self._step_end = self.sim.t + dt
@@ -483,6 +490,27 @@ class RelocationEngine(MoveEngine[Relocation]):
                 if self._advance_one(r, dt / rounds, self.sharers[r], n, rounds):
                     waiting.add(r)
         self.turns += 1
+
+    def _use_cpu(self, member: str, cpu: float, start: float, span: float) -> None:
+        """Relocation work took ``cpu`` seconds of ``member``'s processors over ``span`` seconds
+        from ``start``: counted for the step (``cpu_s``) and spread over the pieces of it the
+        span covers (``cpu_bins``; a span before the step's start, a relocation's lead, counts
+        in its first piece)."""
+        if cpu <= 0.0:
+            return
+        self.cpu_s[member] = self.cpu_s.get(member, 0.0) + cpu
+        bins = self.cpu_bins.get(member)
+        if bins is None:
+            n = max(1, round(self._step_len / self.cpu_bins_s))
+            bins = self.cpu_bins[member] = np.zeros(n)
+        n = len(bins)
+        a = min(max((start - (self._step_end - self._step_len)) / self.cpu_bins_s, 0.0), n)
+        b = min(max(a + span / self.cpu_bins_s, a), n)
+        if b - a < 1e-9:
+            bins[min(int(a), n - 1)] += cpu
+            return
+        for i in range(int(a), min(n, math.ceil(b))):
+            bins[i] += cpu * (min(b, i + 1) - max(a, i)) / (b - a)
 
     def _share_out(self, act: list[Relocation], dt: float) -> None:
         """The members' relocation tasks and paging I/O for the relocations ``act`` over
@@ -735,7 +763,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                     r.scan_left_s = r.scan_cpu_left_s = 0.0
                 r.scan_used_s += use
                 left -= use
-                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu
+                self._use_cpu(src.name, cpu, t + dt - left - use, use)
                 r.cpu_s += cpu
                 continue
             if r.send_left > 0:
@@ -842,9 +870,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                 r.step_send_s += used
                 cpu_src = (sent * (self.model.send_cpu_s_per_page + (stage if live else 0.0))
                            + from_xstor * self.paging.cp_cpu_per_page_s) / src.cfg.cpu_speed
-                self.cpu_s[src.name] = self.cpu_s.get(src.name, 0.0) + cpu_src
-                self.cpu_s[dst.name] = self.cpu_s.get(dst.name, 0.0) + \
-                    sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                self._use_cpu(src.name, cpu_src, t + dt - left - used, used)
+                self._use_cpu(dst.name, sent * self.model.receive_cpu_s_per_page
+                              / dst.cfg.cpu_speed, t + dt - left - used, used)
                 r.cpu_s += cpu_src + sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
                 # time lost to a shared link, to reordering and to reads, for the pass record
                 cur.throttle_s += (used - waited) * ((1.0 - 1.0 / sharers) + order_lost) + waited
