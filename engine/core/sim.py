@@ -108,6 +108,9 @@ class Simulation:
         #: the latest such moment (``moment_s``)
         self._ran_in_step = -1
         self._last_at = 0.0
+        #: per member, the guests' CPU piece by piece of the step as last worked out
+        #: (``_cpu_pieces``): (step, the relocations' CPU in the step then, the pieces)
+        self._pieces: dict[str, tuple[int, float, list[dict[str, float]] | None]] = {}
         for entry in scenario.timeline:
             self.schedule(entry)
         #: each member's guests by user ID, as of the placement count (``guests_on``)
@@ -351,8 +354,18 @@ class Simulation:
             self.command_at_s = None
         # a relocation it started within the step does the rest of the step before the guests,
         # beside those the commands due at the same moment start (after the last of them)
-        if not (self._queue and self._queue[0][0] <= t + 1e-9 and not self.console_busy()):
+        if not self._more_due_at(t):
             self.reloc.advance_joined()
+
+    def _more_due_at(self, t: float) -> bool:
+        """Whether a command, or the next relocation of a guest going back and forth, is due
+        at moment ``t`` too (then the relocations started at ``t`` go on after it)."""
+        if self.console_busy():
+            return False
+        if self._queue and self._queue[0][0] <= t + 1e-9:
+            return True
+        rep = self._next_repeat()
+        return rep is not None and rep[0] <= t + 1e-9
 
     def _run_due_commands(self, until: float) -> None:
         """Run the commands due by ``until``, each at its moment, the earliest first: when it
@@ -703,6 +716,19 @@ class Simulation:
         included."""
         return dasd_wait_s(m, self.models.paging.block_pages)
 
+    def _pieces_now(self, m: Member) -> list[dict[str, float]] | None:
+        """The guests' CPU on ``m`` piece by piece of the step from the relocations' work so
+        far (``_cpu_pieces``), or None when the step's share holds."""
+        bins = self.reloc.cpu_bins.get(m.name)
+        if bins is None:
+            return None
+        key = (self.steps, float(bins.sum()))
+        had = self._pieces.get(m.name)
+        if had is None or had[:2] != key:
+            runnable = [x for x in self.guests_on(m.name) if x.state in (DISPATCH, DORMANT)]
+            had = self._pieces[m.name] = (*key, self._cpu_pieces(m, runnable, self.step_s))
+        return had[2]
+
     def _cpu_pieces(self, m: Member, runnable: list[Guest], dt: float
                     ) -> list[dict[str, float]] | None:
         """The guests' CPU for each piece of the step the relocations' work on ``m`` is
@@ -749,8 +775,24 @@ class Simulation:
         part = t - (self.t + g.ran_s)
         if part <= 1e-9:
             return
-        self.driver.run(m, g, part, rate * part, self.dasd_wait_s(m), self.io_left[m.name])
-        g.ran_s += part
+        pieces = self._pieces_now(m) if g.state in (DISPATCH, DORMANT) \
+            and g.rate_for is g.workload else None
+        if pieces is None:
+            self.driver.run(m, g, part, rate * part, self.dasd_wait_s(m), self.io_left[m.name])
+            g.ran_s += part
+            return
+        # (up to a relocation's pass boundary within the step's relocation work: piece by
+        # piece, the guest's part of the processors the relocations left in each so far)
+        span = self.step_s / len(pieces)
+        end = t - self.t
+        while end - g.ran_s > 1e-9:
+            i = min(len(pieces) - 1, int(g.ran_s / span + 1e-9))
+            over = min(end, (i + 1) * span) - g.ran_s
+            if over <= 1e-12:
+                over = min(end - g.ran_s, span)
+            cpu = pieces[i].get(g.userid, 0.0) * g.running_share * over / span
+            self.driver.run(m, g, over, cpu, self.dasd_wait_s(m), self.io_left[m.name])
+            g.ran_s += over
 
     # -- samples and snapshots -----------------------------------------------------------------
     def sample_feed(self, every_s: float | None = None) -> SampleFeed:

@@ -504,13 +504,20 @@ class RelocationEngine(MoveEngine[Relocation]):
             n = max(1, round(self._step_len / self.cpu_bins_s))
             bins = self.cpu_bins[member] = np.zeros(n)
         n = len(bins)
-        a = min(max((start - (self._step_end - self._step_len)) / self.cpu_bins_s, 0.0), n)
-        b = min(max(a + span / self.cpu_bins_s, a), n)
-        if b - a < 1e-9:
+        a0 = (start - (self._step_end - self._step_len)) / self.cpu_bins_s
+        b0 = a0 + max(span, 0.0) / self.cpu_bins_s
+        a, b = min(max(a0, 0.0), n), min(max(b0, 0.0), n)
+        if b0 - a0 < 1e-9:
             bins[min(int(a), n - 1)] += cpu
             return
+        given = 0.0
         for i in range(int(a), min(n, math.ceil(b))):
-            bins[i] += cpu * (min(b, i + 1) - max(a, i)) / (b - a)
+            part = cpu * (min(b, i + 1) - max(a, i)) / (b0 - a0)
+            bins[i] += part
+            given += part
+        # (a part before the step's start, a relocation's lead, in its first piece; a part
+        # beyond its end in its last)
+        bins[0 if a0 < 0.0 else n - 1] += cpu - given
 
     def _share_out(self, act: list[Relocation], dt: float) -> None:
         """The members' relocation tasks and paging I/O for the relocations ``act`` over

@@ -321,11 +321,15 @@ def test_a_relocation_joined_within_a_step_takes_its_share_of_the_link_from_the_
     assert fine["LNXA"] > fine["LNXA"] - fine["LNXB"] + 0.5 * fine["LNXB"]
 
 
-def ten_at_once(step_s: float, at_s: float = 20) -> str:
-    """Ten guests of 4 GB, each changing 2,000 pages a second, relocated ASYNC IMMEDIATE at once
-    (at ``at_s``) from a member of 2 processors: their DAT scans share those two."""
+def ten_at_once(step_s: float, at_s: float = 20, count: int = 10,
+                back_and_forth_until: float | None = None) -> str:
+    """Ten (``count``) guests of 4 GB, each changing 2,000 pages a second, relocated ASYNC
+    IMMEDIATE at once (at ``at_s``) from a member of 2 processors: their DAT scans share those
+    two (with ``back_and_forth_until``, each relocated back and forth until then)."""
     text = two_members("ten at once", step_s, 2)
-    for i in range(10):
+    again = "" if back_and_forth_until is None else \
+        f'repeat = "back_and_forth"\nuntil_s = {back_and_forth_until}\n'
+    for i in range(count):
         text += f'''
 [[guest]]
 userid = "LNX{i:02d}"
@@ -335,7 +339,7 @@ workload = {{ type = "randchange", fraction = 0.05, rate_pages_s = 2000 }}
 [[timeline]]
 at_s = {at_s}
 command = "VMRELOCATE MOVE LNX{i:02d} TO MEMB2 ASYNC IMMEDIATE"
-'''
+{again}'''
     return text
 
 
@@ -382,5 +386,38 @@ def test_guests_change_as_few_pages_while_the_scans_hold_the_processors_at_any_s
         return sum(r["pass_list"][1]["pages"] for r in rels)
 
     fine = second_passes(0.1)
-    for step in (1.0, 2.0):
+    # (at 5 s steps the first passes begin and end within one step's relocation work: the
+    # guests ran up to the pass boundaries at the last step's share, 46,493 pages)
+    for step in (1.0, 2.0, 5.0):
         assert second_passes(step) == pytest.approx(fine, rel=0.05), step
+
+
+def test_relocations_going_back_and_forth_freed_at_one_moment_go_side_by_side() -> None:
+    """Four guests relocated back and forth (ASYNC IMMEDIATE) wait for the console a SYNC
+    relocation of a 24 GB guest holds; when it frees the console all four start at that
+    moment, within a step, and share the link and processors from there as at any step.
+    (Each did the rest of a step of 5 s alone, one after another: they ended 1.2 s sooner,
+    quiescing 0.39 s against 0.80 to 0.93 s at steps of 0.1 to 2 s.)"""
+    def first_round(step: float) -> tuple[float, float]:
+        text = ten_at_once(step, 20, count=4, back_and_forth_until=45) + '''
+[[guest]]
+userid = "BIG"
+member = "MEMB1"
+storage = "24G"
+workload = { type = "randchange", fraction = 0.5, rate_pages_s = 2000 }
+[[timeline]]
+at_s = 20
+command = "VMRELOCATE MOVE BIG TO MEMB2 SYNC"
+'''
+        sim = Simulation(loads_scenario(text))
+        sim.run_until(40)
+        # (the first four began at 20 s, with the console free; their next ones wait for it)
+        rels = [r for r in build_summary(sim)["relocations"]
+                if r["guest"] != "BIG" and r["start_s"] > 21][:4]
+        assert len(rels) == 4 and len({r["start_s"] for r in rels}) == 1  # at one moment
+        return (max(r["start_s"] + r["relocation_s"] for r in rels),
+                sum(r["quiesce_s"] for r in rels) / 4)
+
+    (fine_end, fine_q), (end, q) = first_round(0.1), first_round(5.0)
+    assert end == pytest.approx(fine_end, rel=0.01)
+    assert q == pytest.approx(fine_q, rel=0.1)
