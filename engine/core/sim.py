@@ -109,8 +109,10 @@ class Simulation:
         self._ran_in_step = -1
         self._last_at = 0.0
         #: per member, the guests' CPU piece by piece of the step as last worked out
-        #: (``_cpu_pieces``): (step, the relocations' CPU in the step then, the pieces)
-        self._pieces: dict[str, tuple[int, float, list[dict[str, float]] | None]] = {}
+        #: (``_cpu_pieces``): ((step, the relocations' CPU in the step then, the last event,
+        #: the placement of the guests), the pieces)
+        self._pieces: dict[str, tuple[tuple[int, float, int, int],
+                                      list[dict[str, float]] | None]] = {}
         for entry in scenario.timeline:
             self.schedule(entry)
         #: each member's guests by user ID, as of the placement count (``guests_on``)
@@ -722,12 +724,16 @@ class Simulation:
         bins = self.reloc.cpu_bins.get(m.name)
         if bins is None:
             return None
-        key = (self.steps, float(bins.sum()))
+        # (worked out again when the relocations did more, or anything happened since: a
+        # command that stopped a guest, set a share or logged one off changes the shares)
+        key = (self.steps, float(bins.sum()), self._event_seq, PLACEMENT[0])
         had = self._pieces.get(m.name)
-        if had is None or had[:2] != key:
-            runnable = [x for x in self.guests_on(m.name) if x.state in (DISPATCH, DORMANT)]
-            had = self._pieces[m.name] = (*key, self._cpu_pieces(m, runnable, self.step_s))
-        return had[2]
+        if had is None or had[0] != key:
+            # (a guest stopped within the step, for a relocation's last passes, takes none)
+            runnable = [x for x in self.guests_on(m.name)
+                        if x.state in (DISPATCH, DORMANT) and not x.stopped_by]
+            had = self._pieces[m.name] = (key, self._cpu_pieces(m, runnable, self.step_s))
+        return had[1]
 
     def _cpu_pieces(self, m: Member, runnable: list[Guest], dt: float
                     ) -> list[dict[str, float]] | None:
