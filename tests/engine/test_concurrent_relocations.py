@@ -372,9 +372,9 @@ def test_relocations_at_once_share_the_processors_as_they_go_from_set_up_to_scan
 
 def test_guests_change_as_few_pages_while_the_scans_hold_the_processors_at_any_step() -> None:
     """Ten relocations at once from a member of 2 processors: while their DAT scans hold both
-    processors, the guests (CPU-bound, changing pages as they run) get none, and change no
-    page; the pages their second passes send are those changed while the processors were
-    free. The guests' CPU follows the relocations' through the step, so the step's length
+    processors, the guests (changing pages as they run, on the CPU they get) get none, and
+    change no page; the pages their second passes send are those changed while the
+    processors were free. The guests' CPU follows the relocations' through the step, so the step's length
     does not change them. (Shared out over the whole step, at steps of 1 s the guests ran
     through the scans at the step's mean: 46,547 pages in the second passes against 33,282
     at 0.1 s steps.)"""
