@@ -374,10 +374,10 @@ def test_guests_change_as_few_pages_while_the_scans_hold_the_processors_at_any_s
     """Ten relocations at once from a member of 2 processors: while their DAT scans hold both
     processors, the guests (changing pages as they run, on the CPU they get) get none, and
     change no page; the pages their second passes send are those changed while the
-    processors were free. The guests' CPU follows the relocations' through the step, so the step's length
-    does not change them. (Shared out over the whole step, at steps of 1 s the guests ran
-    through the scans at the step's mean: 46,547 pages in the second passes against 33,282
-    at 0.1 s steps.)"""
+    processors were free. The guests' CPU follows the relocations' through the step, so the
+    step's length does not change them. (Shared out over the whole step, at steps of 1 s the
+    guests ran through the scans at the step's mean: 46,547 pages in the second passes
+    against 33,282 at 0.1 s steps.)"""
     def second_passes(step: float) -> int:
         sim = Simulation(loads_scenario(ten_at_once(step)))
         sim.run_until(100)
