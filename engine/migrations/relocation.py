@@ -569,18 +569,9 @@ class RelocationEngine(MoveEngine[Relocation]):
         (commands due together; the simulation calls this after the last of them) go side by
         side in rounds, as in a step (``advance``): one after another, each had the rest of the
         step to itself, and ten begun together 2.3 s into a step of 5 s ended 3.9 s sooner than
-        at steps of 0.1 s, quiescing 0.4 s against 1.9 s."""
+        at steps of 0.1 s, quiescing 0.4 s against 1.9 s. One begun alone goes the same way,
+        a group of one."""
         joined, self._joined = [r for r in self._joined if r.active], []
-        if len(joined) == 1:
-            r = joined[0]
-            act = self.active
-            self._share_out(act, self._step_end - r.t_start)
-            before = self._link_shares(act)
-            self._stretch(act, self._step_end - r.t_start, before)
-            self.sharers = self._link_shares(act, sending={r})
-            self._advance_one(r, self.sim.step_s, self.sharers.get(r, 1.0))
-            self._owe_link([r], before)
-            return
         for t0 in sorted({r.t_start for r in joined}):
             self._advance_together([r for r in joined if r.t_start == t0 and r.active], t0)
 
@@ -826,7 +817,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._start_throttle(r, "link", "ordering")
                 out = self._out
                 mine = self.io_for_moves[src.name]
-                w0 = r.cursor
+                w0 = came_from = r.cursor
                 # its reads of the guest's pages on DASD run ahead of the sending in the places
                 # the guests' faults leave in the paging devices' queue (as many reads at once),
                 # each taking the devices' service time: a page on DASD waits for its read
@@ -874,6 +865,12 @@ class RelocationEngine(MoveEngine[Relocation]):
                 used = min(left, sent * per_page + from_xstor * xstor_s + waited)
                 waited = min(used, waited)
                 left -= used
+                if sent:
+                    # the pages that came went into frames now: CP puts a frame it fills at the
+                    # end of the guest's frame list, so its demand scan takes the pages that
+                    # came longest ago first, as a running guest's touched longest ago
+                    shadow.stamp_touched(0, shadow.npages, came_from * 64,
+                                         int(out[K.X_WORDS]) * 64, t + (dt - left))
                 r.step_send_s += used
                 cpu_src = (sent * (self.model.send_cpu_s_per_page + (stage if live else 0.0))
                            + from_xstor * self.paging.cp_cpu_per_page_s) / src.cfg.cpu_speed
