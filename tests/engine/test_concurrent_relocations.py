@@ -454,3 +454,62 @@ command = "QUERY NAMES"
     assert 19.5 < fine < 21  # 17 s of a processor before it stopped; less than 4.7 after
     for step in (1.0, 5.0):
         assert hog_cpu(step) == pytest.approx(fine, abs=0.1), step
+
+
+def test_a_relocation_scanning_its_guests_dat_tables_leaves_the_link_to_the_others() -> None:
+    """While a relocation's processor scans its guest's DAT tables it sends only the scan's
+    status records; the pages the scan finds go after it. So a small relocation whose first
+    pass runs while a 32 GB guest's relocation scans (on processors of half speed) has the
+    link but for those records: its pass 1 takes about as long as alone. (With the link
+    shared as if the scan sent its pass's pages meanwhile, it took 52 % longer while the
+    link stood half idle.)"""
+    def first_pass(beside_big: bool) -> float:
+        text = '''
+format = "ssisim-scenario"
+version = 1
+[run]
+seed = 5
+duration_s = 60
+step_s = 1
+'''
+        for m in ("SRC", "DST"):
+            text += f'''
+[[member]]
+name = "{m}"
+cpus = 4
+cpu_speed = 0.5
+central = "64G"
+  [[member.volume]]
+  size = "64G"
+'''
+        text += '''
+[[link]]
+members = ["SRC", "DST"]
+chpids = [{gbps = 2, ctcs = 4}, {gbps = 4, ctcs = 4}, {gbps = 4, ctcs = 4},
+          {gbps = 8, ctcs = 4}]
+'''
+        for userid, size, on in (("SMALL", "2G", True), ("BIG", "32G", beside_big)):
+            if on:
+                text += f'''
+[[guest]]
+userid = "{userid}"
+member = "SRC"
+storage = "{size}"
+workload = {{ type = "seqtouch", rate_pages_s = 1000000, write = 0 }}
+[[timeline]]
+at_s = 30
+command = "VMRELOCATE MOVE USER {userid} TO DST ASYNC"
+'''
+        sim = Simulation(loads_scenario(text))
+        sim.run_until(40)
+        small = sim.reloc.all[0]
+        assert small.guest.userid == "SMALL" and len(small.passes) > 1
+        if beside_big:  # (both passes begin at once)
+            assert sim.reloc.all[1].passes[0].start_s == small.passes[0].start_s
+        return small.passes[0].seconds
+
+    from ssisim.engine.migrations.relocation import MODEL
+    alone = first_pass(False)
+    # (the big guest's first scan lasts beyond the small one's first pass)
+    assert 32 * MODEL.dat_scan_s_per_gb / 0.5 > alone
+    assert first_pass(True) == pytest.approx(alone, rel=0.1)
