@@ -43,13 +43,16 @@ class LGRModel:
     scan_bytes_per_page: float = 32.0
     #: A CTC device carries one message at a time: it holds the CHPID while the message's bytes
     #: go, then does its turn-around (the channel program's end, the interrupt, CP taking the
-    #: message and starting the next) off the CHPID. This is that turn-around over the
-    #: transfer. The devices of a CHPID are then a closed queue at one server (``ctc_share``):
-    #: one device leaves the CHPID idle while it turns around, four or five keep it busy
-    #: (domain.md: "a CHPID is used best with 4 or 5 devices"). From the busy relocation's
-    #: quiesce passes: 522,000 pages/s over capacity 18 with 4 CTCs a CHPID is 95 % of the
-    #: capacity, and a share of 0.95 with 4 devices is a turn-around 1.5246 times the transfer.
-    ctc_turnaround_ratio: float = 1.5246
+    #: message and starting the next) off the CHPID. The turn-around takes as long on any
+    #: CHPID, the transfer its bytes over the CHPID's speed, so their ratio grows with the
+    #: speed: this is the ratio on a CHPID of 1 Gbit/s (2.01 on 8 Gbit/s, 0.50 on 2). The
+    #: devices of a CHPID are then a closed queue at one server (``ctc_share``): one device
+    #: leaves the CHPID idle while it turns around, more keep it busy, the faster the CHPID the
+    #: more it takes (domain.md: "a CHPID is used best with 4 or 5 devices": 4 keep a 2 Gbit/s
+    #: CHPID busy 99.8 % of the time, an 8 Gbit/s one 90 %, 5 96 %). From the busy
+    #: relocation's quiesce passes: 522,000 pages/s over 1x2 + 2x4 + 1x8 Gbit/s with 4 CTCs
+    #: each, 95 % of the capacity (0.998 x 2 + 0.984 x 8 + 0.904 x 8 = 17.1 Gbit/s).
+    ctc_turnaround_per_gbps: float = 0.251438
     #: CPU time to copy one page into a staging frame, seconds (at cpu_speed 1). A running guest
     #: may change a page while it is sent, so live passes stage each page; quiesced passes send in
     #: place. Derived from the busy relocation: 142.56 s for 8 passes leaves 375,000 pages/s for
@@ -124,9 +127,10 @@ def ctc_share(ctcs: int, turnaround_ratio: float) -> float:
 
 def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
     """Pages per second the ISFC link carries: its CHPIDs' speeds, each by the share of its time
-    its CTC devices keep it carrying data (``ctc_share``)."""
-    r = model.ctc_turnaround_ratio
-    gbps = sum(c.gbps * ctc_share(c.ctcs, r) for c in link.chpids)
+    its CTC devices keep it carrying data (``ctc_share``), their turn-around over a message's
+    transfer growing with the CHPID's speed."""
+    r = model.ctc_turnaround_per_gbps
+    gbps = sum(c.gbps * ctc_share(c.ctcs, r * c.gbps) for c in link.chpids)
     return gbps * 1e9 / 8 / 4096
 
 

