@@ -130,6 +130,7 @@ def warmup() -> None:
     x = np.zeros(X_OUT_LEN, dtype=np.int64)
     send_pages(p, q, 0, 50, 5, 50, x)
     send_pages(p, q, 0, 50, 5, 50, x, 1e-6, 1e-3, 4, 1.0, np.zeros(2), 1e-6)
+    send_pages(p, q, 0, 50, 5, 50, x, 1e-6, 1e-3, 4, 1.0, np.zeros(2), 1e-6, np.zeros(2), 1.0)
     count_plane(p, LGR)
     clear_plane(p, SEND)
 
@@ -935,6 +936,8 @@ def send_pages(
     time_left: float = 0.0,
     clock: np.ndarray | None = None,
     xstor_s: float = 0.0,
+    stamps: np.ndarray | None = None,
+    stamp_t0: float = 0.0,
 ) -> None:
     """Send up to ``max_pages`` pages of the SEND plane from ``src`` to ``dst``, from ``cursor``.
 
@@ -950,8 +953,12 @@ def send_pages(
     before it has gone (it held the frame this one is read into). ``clock`` gets the seconds
     used and, of them, the seconds the sending waited for reads. A page in source XSTOR takes
     ``xstor_s`` more: its synchronous read into a frame before it goes.
+
+    ``stamps`` (the destination guest's slice times, ``Guest.slice_stamp``): each slice a page
+    came into gets the moment the last of them came, ``stamp_t0`` plus the call's clock.
     """
     timed = page_s > 0.0
+    nslices = 0 if stamps is None else stamps.shape[0]
     places = read_places if read_places > 1 else 1
     read_done = np.zeros(places)  # per place: when its last read was done
     read_sent = np.zeros(places)  # per place: when the page of its last read went
@@ -990,6 +997,8 @@ def send_pages(
                 new_frames += nf
                 sent += k
                 todo = np.uint64(0)
+                if stamps is not None and nslices > 0:
+                    stamps[w * nslices // nwords] = stamp_t0 + t
         while todo != 0:
             if sent >= max_pages:
                 stop = SEND_LIMIT
@@ -1045,6 +1054,8 @@ def send_pages(
             todo ^= m
             src[w, SEND] &= ~m
             sent += 1
+            if stamps is not None and nslices > 0:
+                stamps[w * nslices // nwords] = stamp_t0 + t
         if stop != SEND_DONE:
             break
         words += 1

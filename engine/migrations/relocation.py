@@ -823,7 +823,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._start_throttle(r, "link", "ordering")
                 out = self._out
                 mine = self.io_for_moves[src.name]
-                w0 = came_from = r.cursor
+                w0 = r.cursor
                 # its reads of the guest's pages on DASD run ahead of the sending in the places
                 # the guests' faults leave in the paging devices' queue (as many reads at once),
                 # each taking the devices' service time: a page on DASD waits for its read
@@ -838,13 +838,18 @@ class RelocationEngine(MoveEngine[Relocation]):
                              io_budget(src, min(io_left[src.name][0], mine[0]), 1), frames, out,
                              per_page, dasd_wait_s(src), places,
                              max(left, budget_pages * per_page) + 0.5 * per_page, clock,
-                             xstor_s)
+                             xstor_s, shadow.slice_stamp, t + (dt - left))
                 sent = int(out[K.X_SENT])
                 r.cursor = int(out[K.X_CURSOR])
                 r.step_pages += sent
                 r.step_sharers = sharers
                 if sent:
                     shadow.residency_changed()
+                    # each slice the pages came into is as old as the last of them (stamped by
+                    # the kernel): CP puts a frame it fills at the end of the guest's frame
+                    # list, so its demand scan takes the pages that came longest ago first, as
+                    # it takes a running guest's pages touched longest ago
+                    shadow.stamp_gen += 1
                 r.send_left -= sent
                 cur.pages += sent
                 r.pages_moved += sent
@@ -871,12 +876,6 @@ class RelocationEngine(MoveEngine[Relocation]):
                 used = min(left, sent * per_page + from_xstor * xstor_s + waited)
                 waited = min(used, waited)
                 left -= used
-                if sent:
-                    # the pages that came went into frames now: CP puts a frame it fills at the
-                    # end of the guest's frame list, so its demand scan takes the pages that
-                    # came longest ago first, as a running guest's touched longest ago
-                    shadow.stamp_touched(0, shadow.npages, came_from * 64,
-                                         int(out[K.X_WORDS]) * 64, t + (dt - left))
                 r.step_send_s += used
                 cpu_src = (sent * (self.model.send_cpu_s_per_page + (stage if live else 0.0))
                            + from_xstor * self.paging.cp_cpu_per_page_s) / src.cfg.cpu_speed
@@ -1179,6 +1178,13 @@ class RelocationEngine(MoveEngine[Relocation]):
         g.member = r.dest
         g.migrate_cursor = 0
         g.reset_steal_hands()
+        # its slices are as old as the pages that came into them, and the destination's demand
+        # scan goes on where it stood (reset, the slices it had not come to yet gave their
+        # pages by address)
+        g.slice_stamp[:] = shadow.slice_stamp
+        g.steal_cursors[:] = shadow.steal_cursors
+        g.steal_slice = shadow.steal_slice
+        g.stamp_gen += 1
         g.ran_s = max(g.ran_s, self._now - sim.t)  # it was stopped until now
         r.incoming = None
         warn = []

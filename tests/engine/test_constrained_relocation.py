@@ -446,8 +446,9 @@ def test_a_short_destination_gives_the_pages_that_came_longest_ago() -> None:
     takes from the front: on a destination short of frames, the pages a pass has just sent
     stay while those that came in the pass before go. Midway through pass 2 of a guest that
     changes all its pages, the pages out of central storage are those the pass has yet to
-    send again. (Taken by address, a clock round the guest's storage, 19 % of them were
-    pages the pass had just sent: each to be sent again in the next pass.)"""
+    send again, but for a few the pass did not send again, out since before. (Taken by
+    address, a clock round the guest's storage, 19 % of them were pages the pass had just
+    sent: each to be sent again in the next pass.)"""
     text = '''
 format = "ssisim-scenario"
 version = 1
@@ -497,4 +498,4 @@ command = "VMRELOCATE MOVE USER LNX TO DST MAXQUIESCE NOLIMIT"
 
     behind, ahead = out(resident[:r.cursor]), out(resident[r.cursor:])
     assert ahead > 100_000  # the destination is short: many pages are out
-    assert behind < 0.02 * (behind + ahead)
+    assert behind < 0.05 * (behind + ahead)

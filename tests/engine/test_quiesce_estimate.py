@@ -10,7 +10,7 @@ import pytest
 from ssisim.engine import Simulation, build_summary, loads_scenario
 
 
-def relocate(options: str, dst_central: str = "3.5G", seconds: float = 600) -> tuple[dict, int]:
+def relocate(options: str, dst_central: str = "3.5G", seconds: float = 1000) -> tuple[dict, int]:
     """A 16 GB guest changing 4 GB of its pages moves to a member with room for little more
     than those, whose one paging volume is slow to make room: its summary and how many times
     the guest was stopped for a quiesce."""
