@@ -680,7 +680,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         records over its scan's time and the pages it found after (``_advance_one``), so it
         leaves the rest to the others (counted as sending its pass's pages over the scan's
         time, a 32 GB guest's scan on processors of half speed took half the link from a
-        relocation sending beside it and used a tenth); one setting up, or held back until the
+        relocation sending beside it and used a twentieth); one setting up, or held back until the
         next step, uses none. A relocation's own part is what it
         gets once it sends. ``sending``: one counted as sending whatever it does now (a
         relocation joined within the step, for the part of the step it sends in).
