@@ -729,12 +729,17 @@ class Simulation:
         key = (self.steps, float(bins.sum()), self._event_seq, PLACEMENT[0])
         had = self._pieces.get(m.name)
         if had is None or had[0] != key:
-            # (a guest stopped within the step, for a relocation's last passes, takes none; one
-            # stopped as the step began and released since takes its part from its release)
-            runnable = [x for x in self.guests_on(m.name) if not x.stopped_by and (
-                x.state in (DISPATCH, DORMANT) or x.released_rate is not None)]
+            runnable = [x for x in self.guests_on(m.name) if self._in_pieces(x)]
             had = self._pieces[m.name] = (key, self._cpu_pieces(m, runnable, self.step_s))
         return had[1]
+
+    @staticmethod
+    def _in_pieces(g: Guest) -> bool:
+        """Whether ``g`` runs in the step's CPU pieces (``_pieces_now``): a guest stopped within
+        the step, for a relocation's last passes, does not; one stopped as the step began and
+        released since does, from its release."""
+        return not g.stopped_by and (g.state in (DISPATCH, DORMANT)
+                                     or g.released_rate is not None)
 
     def _cpu_pieces(self, m: Member, runnable: list[Guest], dt: float
                     ) -> list[dict[str, float]] | None:
@@ -786,9 +791,8 @@ class Simulation:
         # (a guest released within the step too: at the rate it ran at before it stopped, it
         # ran through the relocations' scans that held the processors, and a command later in
         # a step of 5 s found it 0.8 CPU seconds further on than at steps of 0.1 s)
-        pieces = self._pieces_now(m) if (g.state in (DISPATCH, DORMANT)
-                                         or g.released_rate is not None) \
-            and g.rate_for is g.workload else None
+        pieces = self._pieces_now(m) if self._in_pieces(g) and g.rate_for is g.workload \
+            else None
         if pieces is None:
             self.driver.run(m, g, part, rate * part, self.dasd_wait_s(m), self.io_left[m.name])
             g.ran_s += part

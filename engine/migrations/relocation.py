@@ -395,10 +395,12 @@ class RelocationEngine(MoveEngine[Relocation]):
         start = command_start(sim)
         r = Relocation(guest, guest.member, dest, options, link, issuer, start)
         # begun before the step's relocation work: its first step does that much more; begun
-        # within the step after it (``World.moves_from_s``): it does the rest of the step now
-        r.lead_s = sim.t - start
+        # within the step after it (``World.moves_from_s``): it does the rest of the step now,
+        # from its start (``advance_joined``)
         if sim.moves_from_s > sim.t:
             self._joined.append(r)
+        else:
+            r.lead_s = sim.t - start
         shadow = Guest(guest.cfg, sim.seed)
         shadow.member = dest
         # np.zeros maps pages lazily (zeros_like would write all of them now)
@@ -586,8 +588,6 @@ class RelocationEngine(MoveEngine[Relocation]):
         if not group:
             return
         span = self._step_end - t0
-        for r in group:
-            r.lead_s = 0.0  # (their rounds begin at ``t0``)
         act = self.active
         self._share_out(act, span)
         before = self._link_shares(act)
@@ -680,10 +680,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         records over its scan's time and the pages it found after (``_advance_one``), so it
         leaves the rest to the others (counted as sending its pass's pages over the scan's
         time, a 32 GB guest's scan on processors of half speed took half the link from a
-        relocation sending beside it and used a twentieth); one setting up, or held back until the
-        next step, uses none. A relocation's own part is what it
-        gets once it sends. ``sending``: one counted as sending whatever it does now (a
-        relocation joined within the step, for the part of the step it sends in).
+        relocation sending beside it and used a twentieth); one setting up, or held back until
+        the next step, uses none. A relocation's own part is what it gets once it sends.
+        ``sending``: one counted as sending whatever it does now (a relocation joined within
+        the step, for the part of the step it sends in).
         """
         links: dict[tuple[str, ...], list[Relocation]] = {}
         for r in now:

@@ -242,9 +242,14 @@ def test_cp_judges_a_changed_set_by_the_part_of_the_link_the_relocation_gets() -
         assert moved[-2] <= MODEL.quiesce_threshold_s * half * 1.05  # the penultimate pass
 
 
-def two_members(name: str, step_s: float, cpus: int) -> str:
-    """A scenario's start: MEMB1 and MEMB2 of ``cpus`` processors and 64 GB each, a link of one
-    8 Gb CHPID between them, steps of ``step_s``."""
+REFERENCE_LINK = "[{gbps = 2, ctcs = 4}, {gbps = 4, ctcs = 4}, {gbps = 4, ctcs = 4}, " \
+    "{gbps = 8, ctcs = 4}]"
+
+
+def two_members(name: str, step_s: float, cpus: int, cpu_speed: float = 1.0,
+                chpids: str = "[{gbps = 8, ctcs = 4}]") -> str:
+    """A scenario's start: MEMB1 and MEMB2 of ``cpus`` processors (of ``cpu_speed``) and 64 GB
+    each, a link of ``chpids`` (one 8 Gb CHPID) between them, steps of ``step_s``."""
     text = f'''
 format = "ssisim-scenario"
 version = 1
@@ -259,15 +264,16 @@ step_s = {step_s}
 [[member]]
 name = "MEMB{n}"
 cpus = {cpus}
+cpu_speed = {cpu_speed}
 central = "64G"
   [[member.volume]]
   volid = "PAG00{n}"
   size = "64G"
 '''
-    return text + '''
+    return text + f'''
 [[link]]
 members = ["MEMB1", "MEMB2"]
-chpids = [{gbps = 8, ctcs = 4}]
+chpids = {chpids}
 '''
 
 
@@ -468,41 +474,18 @@ def test_a_relocation_scanning_its_guests_dat_tables_leaves_the_link_to_the_othe
     shared as if the scan sent its pass's pages meanwhile, it took 52 % longer while the
     link stood half idle.)"""
     def first_pass(beside_big: bool) -> float:
-        text = '''
-format = "ssisim-scenario"
-version = 1
-[run]
-seed = 5
-duration_s = 60
-step_s = 1
-'''
-        for m in ("SRC", "DST"):
-            text += f'''
-[[member]]
-name = "{m}"
-cpus = 4
-cpu_speed = 0.5
-central = "64G"
-  [[member.volume]]
-  size = "64G"
-'''
-        text += '''
-[[link]]
-members = ["SRC", "DST"]
-chpids = [{gbps = 2, ctcs = 4}, {gbps = 4, ctcs = 4}, {gbps = 4, ctcs = 4},
-          {gbps = 8, ctcs = 4}]
-'''
+        text = two_members("beside a scan", 1.0, 4, cpu_speed=0.5, chpids=REFERENCE_LINK)
         for userid, size, on in (("SMALL", "2G", True), ("BIG", "32G", beside_big)):
             if on:
                 text += f'''
 [[guest]]
 userid = "{userid}"
-member = "SRC"
+member = "MEMB1"
 storage = "{size}"
 workload = {{ type = "seqtouch", rate_pages_s = 1000000, write = 0 }}
 [[timeline]]
 at_s = 30
-command = "VMRELOCATE MOVE USER {userid} TO DST ASYNC"
+command = "VMRELOCATE MOVE USER {userid} TO MEMB2 ASYNC"
 '''
         sim = Simulation(loads_scenario(text))
         sim.run_until(40)
