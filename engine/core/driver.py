@@ -100,8 +100,10 @@ class WorkloadDriver:
                 and fast[2] == g.pending_gen and fast[3] is m and budget >= fast[4]:
             # as the step that made it: every region wholly resident, its references held
             # back whole (more CPU cannot change that), the same plan, nothing applied since
+            t = self.world.t
             for pend, refs in fast[5]:
                 pend[0] += refs
+                pend[6] = t
             plans = []
             units, cpu_used = fast[6], fast[7]
         # the step's held-back references, while every region's are whole ones (None: not)
@@ -138,6 +140,8 @@ class WorkloadDriver:
                     g.pending_seq[key] = [cur[0], touches, write]
                 else:
                     walk[1] = min(walk[1] + touches, 2 * n)
+                # (the slices it walks over are touched now, as the walk would stamp them)
+                g.stamp_touched(r.lo, r.hi, cur[0], touches, self.world.t)
                 cur[0] = r.lo + (cur[0] - r.lo + touches) % n
                 units += touches * r.units_per_touch
                 cpu_used += touches * r.cpu_s_per_touch / speed
@@ -284,17 +288,17 @@ class WorkloadDriver:
         budget would do the same), else None.
 
         Nothing of the guest is in XSTOR or on DASD (so every page the workload references is
-        resident or never touched), the member pages nothing, has frames for every guest's
-        working set (``Member.roomy``) and keeps more free frames than the demand scan refills to
-        (``free_high``) after the pages touched for the first time: then which pages the
+        resident or never touched), the member pages nothing, has frames for every guest's working
+        set (``Member.roomy``) and keeps more free frames than the demand scan ever refills to
+        (``free_high_max``) after the pages touched for the first time: then which pages the
         references hit matters only when someone looks at the bit-planes (the demand scan, a
-        relocation's pass), and ``Guest.flush_pending`` applies them then. How many pages the
-        step's lap selects, and how many of them are new to the guest, are drawn now (binomial
-        draws, the lap cut short by the virtual CPUs' budget as the walk's would be), so frames,
-        counts, throughput and the CPU of first touches are booked in the step they happen;
-        where the new pages are is drawn uniformly among the untouched ones when they are
-        placed. Every page is hit with the same chance as in the walk, so the outcome is the
-        same in distribution. A wholly resident region takes the step's expected references.
+        relocation's pass), and ``Guest.flush_pending`` applies them then. How many pages the step's
+        lap selects, and how many of them are new to the guest, are drawn now (binomial draws, the
+        lap cut short by the virtual CPUs' budget as the walk's would be), so frames, counts,
+        throughput and the CPU of first touches are booked in the step they happen; where the new
+        pages are is drawn uniformly among the untouched ones when they are placed. Every page is
+        hit with the same chance as in the walk, so the outcome is the same in distribution. A
+        wholly resident region takes the step's expected references.
         """
         key = r.key
         pend = g.pending.get(key)
@@ -331,17 +335,19 @@ class WorkloadDriver:
             if f < 1.0:
                 new = K.binomial(rng, new, f)
             touched *= f
-            if m.free_frames - new < m.free_high:
-                return None  # the demand scan would run: the walk decides where it does
+            if m.free_frames - new < m.free_high_max:
+                return None  # the demand scan may run: the walk decides where it does
             g.n_cen += new
             m.resident += new
             g.counters.new += new
             m.counters.new += new
         refs = r.refs * f
         if pend is None:
-            pend = g.pending[key] = [refs, r.write_frac, new, untouched - new, 0, -1]
+            pend = g.pending[key] = [refs, r.write_frac, new, untouched - new, 0, -1,
+                                     self.world.t]
         else:
             pend[0] += refs
+            pend[6] = self.world.t
             if new:
                 pend[2] += new
                 pend[3] -= new

@@ -123,7 +123,8 @@ class Simulation:
         self.models = Models.from_table(scenario.model)
         for m in self.members.values():
             m.frames_per_seg = self.models.paging.frames_per_seg
-            m.free_low, m.free_high = self.models.paging.free_marks(m.frames)
+            m.free_low, m.free_high = self.models.paging.free_marks(m.frames, 0.0)
+            m.free_high_max = self.models.paging.free_marks(m.frames, math.inf)[1]
         self.cp = CommandProcessor(self)
         self.reloc = RelocationEngine(self, self.models.lgr, self.models.paging)
         self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
@@ -148,6 +149,8 @@ class Simulation:
         for guest in self.guests.values():
             if guest.cfg.logged_on:
                 self.log_on(guest, guest.home, announce=False)
+        for m in self.members.values():
+            m.marks_at = (0.0, m.taken)  # (the free-frame marks follow what is taken from here)
         self.sampler.take()
 
     # -- clock -------------------------------------------------------------------------------
@@ -225,7 +228,7 @@ class Simulation:
         if self.t < self.scenario.duration_s <= end or end >= self.sampler.next_due() \
                 or end >= self.peek():
             return False  # the scenario's end (a run may go on beyond it), a sample, a command
-        if not m.roomy or m.xstor_used or m.slots_used or m.free_frames < m.free_high:
+        if not m.roomy or m.xstor_used or m.slots_used or m.free_frames < m.free_high_max:
             return False
         # the guests' part, as the member's last step left them: it stands while nothing
         # happened since (a command, a logon or anything else says so with an event)
@@ -252,7 +255,8 @@ class Simulation:
         if steps > 1 or fresh_io:
             # nothing else used this member's paging I/O: it skipped the steps it is given now
             self.io_left[m.name] = [m.io_capacity_s * dt]
-        self._step_member(m, dt)
+        # (the step ends at the end of this step, or before it for a catch-up)
+        self._step_member(m, dt, self.t + (0.0 if fresh_io else self.step_s))
         if fresh_io:
             self.io_left[m.name] = step_io  # (this step's, which the catch-up did not use)
 
@@ -568,7 +572,9 @@ class Simulation:
         return list(self._placed[1].get(member, ()))
 
     # -- one member, one step ------------------------------------------------------------------
-    def _step_member(self, m: Member, dt: float) -> None:
+    def _step_member(self, m: Member, dt: float, end: float) -> None:
+        """Run ``m`` for the ``dt`` seconds up to ``end`` (a quiet member's long step, or one
+        step)."""
         guests = self.guests_on(m.name)
         # room for every page its guests' workloads could touch: nothing will have to page
         # (and the DAT tables of the megabytes they could still touch)
@@ -579,7 +585,7 @@ class Simulation:
                 grow += ws - g.n_cen
                 more += max(0, ws - g.instantiated)
         need = m.used_frames + grow + int(math.ceil(more / 256 * m.frames_per_seg))
-        m.roomy = need <= m.frames - m.free_high
+        m.roomy = need <= m.frames - m.free_high_max
         schedule_states(self, m, guests, self.models.scheduler.elapsed_slice_s)
         for g in guests:
             g.released_rate = None  # (its state says whether it runs from here)
@@ -677,6 +683,7 @@ class Simulation:
             g.cpu_need = used / span if span > 0.0 and 0.0 < given and used < CPU_BOUND * given \
                 else None
         m.turns += 1
+        self.pager.adjust_marks(m, end)
         if m.free_frames < m.free_high:
             # short of frames only from a moment in the step (a relocation's inbound pages):
             # the devices' time before it is gone, the refill writes within what is left (a
@@ -685,7 +692,7 @@ class Simulation:
             since = m.short_at if m.short_at is not None and m.short_at > self.t else None
             self.replenish(m, m.free_high - m.free_frames,
                            most=math.inf if since is None
-                           else m.io_capacity_s * (self.t + dt - since))
+                           else m.io_capacity_s * (end - since))
         m.short_at = None
         xft = self.models.paging.xstor_free_target
         if m.cfg.xstor_pages > 0 and m.xstor_free < m.cfg.xstor_pages * xft:

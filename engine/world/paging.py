@@ -42,11 +42,21 @@ class PagingModel:
     cp_cpu_per_page_s: float = 4e-6
     #: XSTOR migration starts when less than this share of blocks is free, and frees twice it.
     xstor_free_target: float = 0.05
-    #: Free frames are kept between a low mark (this share of the frames available to guests,
-    #: at least 64) and a high mark (``free_high_share``, at least 128): below the low mark,
-    #: or when a walk finds none free, the demand scan steals up to the high mark. Assumed: CP
-    #: keeps its available-frame lists in this order of size, a few seconds of first touches
-    #: in hand on the calibration members; no source gives the shares.
+    #: Free frames are kept between a low and a high mark: when a walk finds none free the
+    #: demand scan frees some for it, and at the end of a step (or of a round of one) it
+    #: refills them up to the high mark; a relocation's inbound pages and staging take only
+    #: frames above the low mark. CP's marks adjust themselves (z/VM 7.3 control block
+    #: THRESHOL: a low and a high threshold, counts of the times they were raised because the
+    #: available list ran empty or came close to it, and of the times they were lowered): a
+    #: member whose guests take frames fast keeps many free, one whose guests take none keeps
+    #: few. So the low mark holds the frames the member's guests, arriving relocations and CP
+    #: took (net, ``Member.taken``) in ``free_horizon_s`` at the pace of its last step (at
+    #: least 64), and the high mark twice that (at least 128); neither above
+    #: ``free_low_share`` and ``free_high_share`` of the frames for guests, and both at those
+    #: ceilings after a step in which a walk found no frame free. Assumed: a
+    #: tenth of a second, a demand scan's pass with its writes queued behind the devices'
+    #: reads; no source gives it (docs/model.md, "Assumptions", shows what it moves).
+    free_horizon_s: float = 0.1
     free_low_share: float = 0.005
     free_high_share: float = 0.01
     #: Pages per paging I/O. CP can write the pages it steals from a guest in blocks to
@@ -64,11 +74,15 @@ class PagingModel:
     #: tables take 2 frames per megabyte it has touched, beside its pages.
     pgmbk_kib: float = 8.0
 
-    def free_marks(self, frames: int) -> tuple[int, int]:
-        """The low and high marks of a member's free frames (``free_low_share``)."""
-        # (the shares of a whole number of frames, rounded down exactly)
-        return (max(64, int(frames * self.free_low_share + 1e-6)),
-                max(128, int(frames * self.free_high_share + 1e-6)))
+    def free_marks(self, frames: int, rate: float) -> tuple[int, int]:
+        """The low and high marks of a member of ``frames`` frames for guests whose free
+        frames were taken at ``rate`` a second (``free_horizon_s``; ``inf``: at their
+        ceiling)."""
+        low_cap = int(frames * self.free_low_share + 1e-6)
+        high_cap = int(frames * self.free_high_share + 1e-6)
+        want = math.inf if rate == math.inf else rate * self.free_horizon_s
+        return (max(64, low_cap if want >= low_cap else int(want)),
+                max(128, high_cap if 2 * want >= high_cap else int(2 * want)))
 
     @property
     def frames_per_seg(self) -> float:
@@ -280,6 +294,18 @@ class Pager:
             self.note_blocked(m)
         return n, blocked or n >= still
 
+    def adjust_marks(self, m: Member, t: float) -> None:
+        """Set ``m``'s free-frame marks at time ``t`` from the pace frames were taken at since
+        they were last set (``PagingModel.free_marks``)."""
+        t0, taken0 = m.marks_at
+        taken = m.taken
+        rate = max(0, taken - taken0) / (t - t0) if t > t0 else 0.0
+        if m.ran_empty:
+            rate = math.inf  # (a walk waited for a frame: raised to their ceiling)
+        m.free_low, m.free_high = self.model.free_marks(m.frames, rate)
+        m.marks_at = (t, taken)
+        m.ran_empty = False
+
     def make_room(self, m: Member, io_left: list[float], dt: float,
                   io_walk: float | None = None) -> int:
         """Free frames for guests that ran out of them while they run: a piece of the refill to
@@ -301,6 +327,12 @@ class Pager:
         it freed went to the walks after it in the step: of eight touchers of a guest, the
         first stood still for 50 s while it paid for the others' frames.)
         """
+        # (the list ran empty: CP raises its thresholds, THRESHOL's "incremented, hit zero",
+        # to their ceilings when the marks are next set. Raised at once, the first piece freed
+        # after the walk that ran out was a whole refill to the ceiling, taken from the guests
+        # the walks had not reached yet: of two alike idle guests in overcommit.toml one wrote
+        # out 388,000 pages and the other 320,000 with every first touch walked)
+        m.ran_empty = True
         want = max(m.free_high - m.free_frames, 256)
         if m.io_capacity_s > 0:
             block = self.model.block_pages

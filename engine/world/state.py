@@ -145,7 +145,9 @@ class Guest:
         # References whose outcome cannot matter yet are applied lazily (WorkloadDriver.
         # _defer_random): pending[(lo, hi)] = [references, write fraction, untouched pages they
         # instantiated (counted, not yet placed), untouched pages left, page management blocks
-        # counted for them, megabytes of the region without one (-1: not looked at)];
+        # counted for them, megabytes of the region without one (-1: not looked at), the
+        # time of the last step that held references back (the region's slices are stamped
+        # with it when they are applied: the walk would have stamped them then)];
         # settled[(lo, hi)] =
         # page_gen when the region was last seen wholly resident; page_gen moves whenever pages
         # leave central.
@@ -387,6 +389,7 @@ class Guest:
                 K.instantiate_random(self.planes, lo, hi, int(new), self.relocating, self.rng)
                 self.residency_changed(lo, hi)
                 self.mark_segments(lo, hi)
+            self.stamp_touched(lo, hi, lo, hi - lo, pend[6])
         for (lo, hi), (start, count, write) in sorted(self.pending_seq.items()):
             if self.relocating and write:
                 self.note_changes(lo, hi)
@@ -535,11 +538,20 @@ class Member:
         #: steps this member has run: its guests' order in a step turns with it
         self.turns = 0
         self.peak = {"central": 0, "xstor": 0, "slots": 0}
-        #: the demand scan's low and high marks of free frames: set by the simulation from its
-        #: paging model (``PagingModel.free_marks``)
+        #: the demand scan's low and high marks of free frames: they follow the pace frames
+        #: are taken at (``Pager.adjust_marks``, ``PagingModel.free_marks``)
         self.free_low = 0
         self.free_high = 0
-        #: frames enough for every page its guests' workloads could touch (worked out each step)
+        #: the high mark's ceiling: the ways of computing that hold on while nothing can page
+        #: (first touches held back, quiet members' long steps) keep this many frames free
+        #: whatever the marks are, so that they stop before the demand scan may run
+        self.free_high_max = 0
+        #: when the marks were last adjusted, and the frames taken up to then (``taken``)
+        self.marks_at: tuple[float, int] = (0.0, 0)
+        #: a walk found no frame free since then (the demand scan had to free one for it)
+        self.ran_empty = False
+        #: frames enough for every page its guests' workloads could touch, with
+        #: ``free_high_max`` to spare (worked out each step)
         self.roomy = False
         #: steps of ``step_s`` this quiet member has not been stepped yet (``Simulation.step``)
         self.lag = 0
@@ -576,10 +588,18 @@ class Member:
     def frames_over(self, guests: list[Guest]) -> int:
         """Frames the working sets of ``guests`` (this member's), with the DAT tables, staged
         pages and arriving partitions' memory it holds, want beyond what it has above its
-        demand scan's refill mark: about how much of them must page (negative: room left)."""
+        demand scan's highest refill mark (a member that pages keeps its marks there): about
+        how much of them must page (negative: room left)."""
         cp_held = self.used_frames - self.resident
         return sum(g.workload.working_set_pages() for g in guests) + cp_held - \
-            (self.frames - self.free_high)
+            (self.frames - self.free_high_max)
+
+    @property
+    def taken(self) -> int:
+        """Frames taken off the free list so far, net of those given back other than by the
+        demand scan (a logoff's reset, a guest leaving, a staging pool or an LPM reservation
+        let go): those in use now and those the demand scan freed."""
+        return self.used_frames + self.counters.stolen()
 
     @property
     def free_frames(self) -> int:

@@ -134,7 +134,7 @@ def test_a_busy_guest_on_a_short_destination_keeps_working_and_slows_the_relocat
     of them, LNXHOG did nothing for 95 s, and the relocation took the 92 s it takes beside an
     idle LNXHOG.) With LNXHOG busy, the scan takes pages of the arriving guest too (it works
     in proportion to what each has), and that contention is a throttle of its own; beside an
-    idle LNXHOG, which gives all it has first, it never is."""
+    idle LNXHOG, which gives all but the pages its walk keeps touching first, it hardly is."""
     text = find_scenario("lgr-short-destination").read_text(encoding="utf-8")
     idle = 'command = "WORKLOAD LNXHOG START IDLE"'
     assert text.count(idle) == 1
@@ -151,7 +151,8 @@ def test_a_busy_guest_on_a_short_destination_keeps_working_and_slows_the_relocat
     (r,) = build_summary(sim)["relocations"]
     assert r["result"] == "relocated"
     assert r["relocation_s"] > 1.5 * alone["relocation_s"]
-    assert "destination:steal" not in alone["throttle_s"]
+    assert alone["throttle_s"].get("destination:steal", 0.0) < \
+        0.02 * alone["throttle_s"]["destination:frames"]
     assert r["throttle_s"]["destination:steal"] > 0.5 * r["throttle_s"]["destination:frames"]
 
 

@@ -73,9 +73,9 @@ def counting(sim: Simulation) -> dict[str, list[float]]:
     calls: dict[str, list[float]] = {}
     step_member = sim._step_member
 
-    def counted(m, dt):
+    def counted(m, dt, end):
         calls.setdefault(m.name, []).append(dt)
-        return step_member(m, dt)
+        return step_member(m, dt, end)
 
     sim._step_member = counted  # type: ignore[method-assign]
     return calls
@@ -117,6 +117,11 @@ def test_a_command_sees_every_member_as_of_its_time():
     assert any(m.lag for m in sim.members.values())  # quiet members are behind the clock
     resp = sim.execute("INDICATE LOAD")
     assert resp.rc == 0
+    # (and its free-frame marks were set over the time it really ran: a member stepped ten
+    # seconds at a time, or brought up to date for a command, ends its long step at the
+    # moment it has got to, never later; a later one made the next pace look like none)
+    for m in sim.members.values():
+        assert m.marks_at[0] <= sim.t + 1e-9
     assert not any(m.lag for m in sim.members.values())
     web = sim.guests["WEB0"]
     # 100 requests a second for the 15 seconds so far
@@ -219,9 +224,9 @@ def test_quiet_members_take_turns_at_their_long_steps():
     stepped: dict[int, list[str]] = {}
     step_member = sim._step_member
 
-    def counted(m, dt):
+    def counted(m, dt, end):
         stepped.setdefault(sim.steps, []).append(m.name)
-        return step_member(m, dt)
+        return step_member(m, dt, end)
 
     sim._step_member = counted  # type: ignore[method-assign]
     sim.run_until(39)  # no run sample falls in between (every 20 s)
