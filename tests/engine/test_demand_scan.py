@@ -283,48 +283,6 @@ workload = { type = "seqtouch", instances = 1 }
     assert faulted > 0.8 * touched, (touched, faulted)
 
 
-def test_the_free_frame_marks_follow_the_pace_frames_are_taken_at() -> None:
-    """CP's available-list thresholds adjust themselves (z/VM 7.3 THRESHOL): a member whose
-    guest takes frames keeps a tenth of a second of them free, and once the guest takes none
-    it keeps few and the guest has the rest. Here 4,010 MB of pages and their 31 MB of tables
-    leave 14 MB of a 4 GB member's frames for guests: under fixed marks of 0.5 and 1 % of
-    them (20 and 40 MB) the walk paged for as long as it ran."""
-    text = '''
-format = "ssisim-scenario"
-version = 1
-[run]
-seed = 5
-duration_s = 120
-step_s = 1
-[[member]]
-name = "M1"
-cpus = 4
-central = "4G"
-  [[member.volume]]
-  volid = "PAG001"
-  size = "16G"
-[[guest]]
-userid = "LNX1"
-member = "M1"
-storage = "6G"
-vcpus = 2
-workload = { type = "seqtouch", buffer_mb = 4010, rate_pages_s = 20000 }
-'''
-    sim = Simulation(loads_scenario(text))
-    m, g = sim.members["M1"], sim.guests["LNX1"]
-    sim.step()
-    # instantiating 20,000 pages a second (and their DAT tables): 0.1 s of them
-    assert 2_000 <= m.free_low <= 2_050 < 0.005 * m.frames
-    assert abs(m.free_high - 2 * m.free_low) <= 1
-    sim.run_until(60)
-    out = m.counters.dasd_out
-    sim.run_until(120)
-    assert m.counters.dasd_out == out and g.n_dsd == 0 and g.n_xst == 0
-    assert (m.free_low, m.free_high) == (64, 128)
-    assert 0 <= m.free_frames < 0.005 * m.frames
-    assert sim.verify() == []
-
-
 def test_a_member_whose_walks_run_out_of_frames_writes_ahead_at_its_devices_pace() -> None:
     """The list ran empty: CP raises its thresholds (to their ceilings, 0.5 and 1 % of the
     frames for guests), so the demand scan writes ahead with what the paging devices have
