@@ -32,12 +32,19 @@ class LGRModel:
     (capacity 18); a 100 GB Linux guest. Idle: quiesce 8.71 s, relocation 22.46 s, 4 passes,
     1,297,347 pages. Random changer on 25 %: quiesce 18.16 s, relocation 142.56 s, 8 passes,
     41,942,816 pages, nearly 25 GB per pass in passes 2 to 6.
+
+    A pass is the relocation task's work on one processor of the source (the DAT scan, then
+    for each changed page its staging while the guest runs and its message) while the link
+    carries the messages it has queued: the pass takes as long as the slower of the two,
+    then the scan's status records. So the live passes of the reference z10 go at its
+    processor's pace, the quiesced ones (no staging) at the link's.
     """
 
     #: DAT-table scan per pass, CPU seconds (at cpu_speed 1) per GB of *defined* storage. The
-    #: idle guest's two quiesce passes move almost nothing yet take 8.71 s for 100 GB, 0.0435 s
-    #: per GB and pass; of that, the scan's status records (below) take 0.0039 s over capacity 18.
-    dat_scan_s_per_gb: float = 0.0396
+    #: idle guest's two quiesce passes move almost nothing yet take 8.71 s for 100 GB, 4.355 s
+    #: a pass; of that, the scan's status records (below) take 0.49 s over capacity 18 (26.2
+    #: million pages x 32 bytes at 1.71 GB/s): 3.865 s of processor work, 0.03865 s per GB.
+    dat_scan_s_per_gb: float = 0.03865
     #: Bytes of status the scan sends over the link per page of defined storage (the page's
     #: change and key state). Makes the quiesce of an idle guest grow as the link gets slower.
     scan_bytes_per_page: float = 32.0
@@ -49,19 +56,29 @@ class LGRModel:
     #: devices of a CHPID are then a closed queue at one server (``ctc_share``): one device
     #: leaves the CHPID idle while it turns around, more keep it busy, the faster the CHPID the
     #: more it takes (domain.md: "a CHPID is used best with 4 or 5 devices": 4 keep a 2 Gbit/s
-    #: CHPID busy 99.8 % of the time, an 8 Gbit/s one 90 %, 5 96 %). From the busy
-    #: relocation's quiesce passes: 522,000 pages/s over 1x2 + 2x4 + 1x8 Gbit/s with 4 CTCs
-    #: each, 95 % of the capacity (0.998 x 2 + 0.984 x 8 + 0.904 x 8 = 17.1 Gbit/s).
+    #: CHPID busy 99.8 % of the time, an 8 Gbit/s one 90 %, 5 96 %). Set from the busy
+    #: relocation's quiesce: over 1x2 + 2x4 + 1x8 Gbit/s with 4 CTCs each the link carries 95 %
+    #: of its payload (0.998 x 2 + 0.984 x 8 + 0.904 x 8 = 17.1 Gbit/s: 1.71 GB/s, 417,000
+    #: pages/s), and the 5.7 million pages changed by the quiesce take its penultimate pass
+    #: 13.9 s: quiesce 18.7 s, published 18.16 s.
     ctc_turnaround_per_gbps: float = 0.251438
+    #: Payload a FICON CHPID carries per second and per Gbit/s of its link speed, bytes: Fibre
+    #: Channel's 8b/10b coding and framing leave 100 MB/s a direction per Gbit/s (2, 4 and
+    #: 8 Gbit/s FC: 200, 400 and 800 MB/s; T11 FC-PI). Capacity 18 carries at most 1.8 GB/s.
+    link_bytes_s_per_gbps: float = 1e8
     #: CPU time to copy one page into a staging frame, seconds (at cpu_speed 1). A running guest
     #: may change a page while it is sent, so live passes stage each page; quiesced passes send in
-    #: place. Derived from the busy relocation: 142.56 s for 8 passes leaves 375,000 pages/s for
-    #: the live passes against 522,000 for the link: 1/375e3 - 1/522e3 = 0.75 us.
-    stage_s_per_page: float = 0.75e-6
+    #: place. Derived from the busy relocation: its live passes 1 to 6 (35.4 million pages,
+    #: nearly 25 GB each after the first) take 142.56 s less its quiesce (18.16 s), its set-up
+    #: (1.5 s) and six scans with their status records (4.355 s each): 96.8 s, 2.73 us a page
+    #: on the relocation's processor, more than the link's 2.40 us; less the message's 0.3 us
+    #: (``send_cpu_s_per_page``), 2.43 us.
+    stage_s_per_page: float = 2.43e-6
     #: Fixed work of a relocation (checks, creating the virtual machine on the destination, and
     #: handing the guest over after the final pass), all done before pass 1 here: the idle
-    #: relocation's 22.46 s less four scans and pass 1's transfer.
-    setup_s: float = 1.6
+    #: relocation's 22.46 s less its four scans with their status records (4.355 s each) and
+    #: its pass 1's 1.3 million pages at 2.73 us on the processor (3.54 s): 1.5 s.
+    setup_s: float = 1.5
     #: CPU CP spends per page to build and send its message, and to receive and place it (the
     #: destination receives on a processor of its own: the pages go no faster than it does
     #: this, ``destination:socket``).
@@ -126,12 +143,13 @@ def ctc_share(ctcs: int, turnaround_ratio: float) -> float:
 
 
 def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
-    """Pages per second the ISFC link carries: its CHPIDs' speeds, each by the share of its time
-    its CTC devices keep it carrying data (``ctc_share``), their turn-around over a message's
-    transfer growing with the CHPID's speed."""
+    """Pages per second the ISFC link carries: its CHPIDs' payload rates
+    (``link_bytes_s_per_gbps``), each by the share of its time its CTC devices keep it carrying
+    data (``ctc_share``), their turn-around over a message's transfer growing with the CHPID's
+    speed."""
     r = model.ctc_turnaround_per_gbps
     gbps = sum(c.gbps * ctc_share(c.ctcs, r * c.gbps) for c in link.chpids)
-    return gbps * 1e9 / 8 / 4096
+    return gbps * model.link_bytes_s_per_gbps / 4096
 
 
 #: longest round of relocation work when several relocations run in one step (``advance``):
@@ -287,6 +305,10 @@ class Relocation(MoveRecord):
     #: of the scan's time left, what is work of a processor (done first; the rest is its
     #: status records on the link, which asks for no processor and does not stretch)
     scan_cpu_left_s: float = 0.0
+    #: seconds of the current pass's DAT scan the link had free for this relocation: its task
+    #: queues the pages it finds as it scans and the link carries them meanwhile, so the
+    #: pages after the scan go at its processor's pace until the link has caught up on them
+    link_credit_s: float = 0.0
     setup_left_s: float = 0.0
     cursor: int = 0
     dirty_best: float = math.inf
@@ -446,6 +468,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         # the scans begun within a round ran side by side as if each had one)
         self._stretch([x for x in self.active if x.active], self._span)
         r.scan_used_s = 0.0
+        r.link_credit_s = 0.0
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -759,6 +782,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                     cpu = use / stretch
                     r.scan_cpu_left_s -= cpu
                     r.scan_left_s -= cpu
+                    # (its part of the link meanwhile: the others' status records and pages
+                    # take the rest)
+                    r.link_credit_s += use / sharers
                 else:
                     use = min(r.scan_left_s, left)
                     cpu = 0.0
@@ -774,10 +800,11 @@ class RelocationEngine(MoveEngine[Relocation]):
                 live = r.state == "moving"
                 stage = self.model.stage_s_per_page
                 src_cpu = 1.0 / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
-                sending = 1.0 / rate + (stage * src_cpu if live else 0.0)
+                # the link carries the messages the source's relocation task has queued while
+                # the task stages (live) and builds the next ones on one processor: whichever
+                # is slower sets the pace
+                sending = 1.0 / rate
                 ordered = sending / max(1e-9, 1.0 - order)
-                # the source's relocation task stages (live) and builds each page's message on
-                # one processor: with slow processors that, not the link, sets the pace
                 building = (self.model.send_cpu_s_per_page + (stage if live else 0.0)) * src_cpu
                 # the destination's CP receives and places each page on a processor of its
                 # own, beside the source's sending: the pages go no faster than it takes them,
@@ -788,6 +815,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                 per_page = max(ordered, building, receive)
                 # reordering costs only while the link sets the pace
                 order_lost = (per_page - max(sending, building, receive)) / per_page
+                # pages the link carried while the scan ran go at the processors' pace
+                ahead = per_page - max(building, receive)
+                credit_pages = 0
+                if r.link_credit_s > 0 and ahead > 1e-15:
+                    credit_pages = max(1, int(r.link_credit_s / ahead))
+                    per_page = max(building, receive)
+                    order_lost = 0.0
                 # staging a page holds a frame for stage_hold_s: at the link's pace the
                 # relocation keeps a pool of frames for it, taken from the source's free frames
                 # above its low mark (short of them, its demand scan must free more first,
@@ -806,6 +840,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                         break
                     per_page = self.model.stage_hold_s / r.stage_pool
                     order_lost = 0.0
+                    credit_pages = 0
                 if r.link_owed > 0:
                     # pages of the last step it sent beyond its share: it waits as long as
                     # they take it now
@@ -816,6 +851,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._held(r, "source", "link_queue", True)
                     continue
                 budget_pages = max(1, int(left / per_page))
+                if credit_pages:
+                    budget_pages = min(budget_pages, credit_pages)
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills as they come in
                 frames = inbound_frames(dst)
@@ -851,6 +888,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     # it takes a running guest's pages touched longest ago
                     shadow.stamp_gen += 1
                 r.send_left -= sent
+                if credit_pages:
+                    r.link_credit_s = max(0.0, r.link_credit_s - sent * ahead)
                 cur.pages += sent
                 r.pages_moved += sent
                 new = int(out[K.X_DST_NEW_FRAMES])
@@ -1062,18 +1101,24 @@ class RelocationEngine(MoveEngine[Relocation]):
         """The quiesce CP expects: two DAT scans and the changed pages at the pace the pass
         just ended sent its pages (whatever held them back: the link or its part of it, the
         destination's frames or paging, a processor, the source's reads), less the staging the
-        stopped guest's pages do not need; never faster than the link's part."""
+        stopped guest's pages do not need; never faster than the link's part. Alone on the
+        link, the changed pages go while the first of the two scans runs."""
         share = self.sharers.get(r, 1)
         src = self.sim.members[r.source]
-        per_page = share / link_pages_per_s(r.link, self.model)
+        speed = src.cfg.cpu_speed
+        per_page = share / link_pages_per_s(r.link, self.model) / \
+            max(1e-9, 1.0 - ordering_fraction(r.link, self.model))
         cur = r.passes[-1] if r.passes else None
         if cur is not None and cur.pages > 0:
             sent_s = cur.seconds - r.scan_used_s
-            stage = self.model.stage_s_per_page / src.cfg.cpu_speed \
-                if r.state == "moving" else 0.0
+            stage = self.model.stage_s_per_page / speed if r.state == "moving" else 0.0
             per_page = max(per_page, sent_s / cur.pages - stage)
-        return 2 * scan_s(r.guest.npages, r.link, share, self.model, src.cfg.cpu_speed) + \
-            dirty * per_page
+        scan = scan_s(r.guest.npages, r.link, share, self.model, speed)
+        cpu = r.guest.npages / PAGES_PER_GB * self.model.dat_scan_s_per_gb / speed
+        send = dirty * per_page
+        if share <= 1.05:
+            send = max(send - cpu, dirty * self.model.send_cpu_s_per_page / speed)
+        return 2 * scan + send
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
         """CP's decision after pass ``n``: stop the guest for the last two passes?"""
