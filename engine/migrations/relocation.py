@@ -301,14 +301,15 @@ class Relocation(MoveRecord):
     incoming: Guest | None = None
     send_left: int = 0
     scan_left_s: float = 0.0
-    scan_used_s: float = 0.0  # seconds the current pass's DAT scan took (stretched or not)
     #: of the scan's time left, what is work of a processor (done first; the rest is its
     #: status records on the link, which asks for no processor and does not stretch)
     scan_cpu_left_s: float = 0.0
-    #: seconds of the current pass's DAT scan the link had free for this relocation: its task
-    #: queues the pages it finds as it scans and the link carries them meanwhile, so the
-    #: pages after the scan go at its processor's pace until the link has caught up on them
-    link_credit_s: float = 0.0
+    #: True while its pass's pages go over the link as its processor scans (the link, not the
+    #: processor, sets their pace): it counts as sending when the link is shared out
+    scan_sending: bool = False
+    #: counted as sending its pages as it scans when the link was last shared out among the
+    #: relocations on it (alone on its link, it needs no count)
+    scan_send_counted: bool = False
     setup_left_s: float = 0.0
     cursor: int = 0
     dirty_best: float = math.inf
@@ -467,8 +468,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         # (it asks for a processor from now: shared out again for the rest of the round, or
         # the scans begun within a round ran side by side as if each had one)
         self._stretch([x for x in self.active if x.active], self._span)
-        r.scan_used_s = 0.0
-        r.link_credit_s = 0.0
+        r.scan_sending = r.scan_send_counted = False
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -693,6 +693,26 @@ class RelocationEngine(MoveEngine[Relocation]):
         return (min(1.0, per / src.cfg.cpu_speed * rate),
                 min(1.0, md.receive_cpu_s_per_page / dst.cfg.cpu_speed * rate))
 
+    def _alone_on_link(self, r: Relocation) -> bool:
+        """No other relocation under way uses ``r``'s link."""
+        key = set(r.link.members)
+        return not any(x is not r and x.active and set(x.link.members) == key
+                       for x in self.active)
+
+    def _page_cpu_s(self, r: Relocation) -> tuple[float, float]:
+        """Seconds a page of ``r`` takes the processors now: the source's relocation task
+        stages it (while the guest runs) and builds its message on one processor; the
+        destination's CP receives and places it on a processor of its own, beside the source's
+        sending, so the pages go no faster than it takes them (and inbound messages queue on
+        the memory-move socket when it is the slower)."""
+        md = self.model
+        src, dst = self.sim.members[r.source], self.sim.members[r.dest]
+        stage = md.stage_s_per_page if r.state == "moving" else 0.0
+        building = (md.send_cpu_s_per_page + stage) / src.cfg.cpu_speed * \
+            self.cpu_stretch.get(r, 1.0)
+        receive = md.receive_cpu_s_per_page / dst.cfg.cpu_speed * self.dst_stretch.get(r, 1.0)
+        return building, receive
+
     def _link_shares(self, now: list[Relocation],
                      sending: Collection[Relocation] = ()) -> dict[Relocation, float]:
         """How many ways each relocation shares its link for the pages it sends this round:
@@ -700,11 +720,13 @@ class RelocationEngine(MoveEngine[Relocation]):
 
         The relocations on a link share it fairly among what each can use (max-min): one
         sending pages can use all of it; one scanning its guest's DAT tables sends its status
-        records over its scan's time and the pages it found after (``_advance_one``), so it
-        leaves the rest to the others (counted as sending its pass's pages over the scan's
-        time, a 32 GB guest's scan on processors of half speed took half the link from a
-        relocation sending beside it and used a twentieth); one setting up, or held back until
-        the next step, uses none. A relocation's own part is what it gets once it sends.
+        records over its scan's time and, where its processor is the slower (``_advance_one``),
+        the pages it found after, so it leaves the rest to the others (counted as sending its
+        pass's pages over the scan's time, a 32 GB guest's scan on processors of half speed
+        took half the link from a relocation sending beside it and used a twentieth); where
+        the link would be the slower at the part it would get, its pages go as it scans and it
+        counts as sending; one setting up, or held back until the next step, uses none. A
+        relocation's own part is what it gets once it sends.
         ``sending``: one counted as sending whatever it does now (a relocation joined within
         the step, for the part of the step it sends in).
         """
@@ -718,6 +740,16 @@ class RelocationEngine(MoveEngine[Relocation]):
             want = {r: (r.guest.npages * status / r.scan_left_s
                         if r.scan_left_s > 0 and r not in sending else math.inf)
                     for r in rs if r in sending or (r.passes and r.setup_left_s <= 1e-12)}
+            # (a scan whose pages would go at the link's pace beside those sending now: sending)
+            ways = 1 + sum(1 for w in want.values() if w == math.inf)
+            order = ordering_fraction(rs[0].link, self.model)
+            for r in rs:
+                r.scan_send_counted = False
+            for r in want:
+                if want[r] < math.inf and r.scan_cpu_left_s > 1e-12 and r.send_left > 0 and \
+                        ways / cap / max(1e-9, 1.0 - order) > max(self._page_cpu_s(r)) * (1 + 1e-9):
+                    want[r] = math.inf
+                    r.scan_send_counted = True
             senders = sorted(want.values())
             level = fair_level(cap, senders) if math.inf in want.values() else None
             for r in rs:
@@ -770,7 +802,23 @@ class RelocationEngine(MoveEngine[Relocation]):
             cur = r.passes[-1]
             if cur.kind == "done":
                 break
-            if r.scan_left_s > 0:
+            live = r.state == "moving"
+            stage = self.model.stage_s_per_page
+            src_cpu = 1.0 / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
+            # the link carries the messages the source's relocation task has queued while the
+            # task scans, stages (live) and builds the next ones on one processor
+            sending = 1.0 / rate
+            ordered = sending / max(1e-9, 1.0 - order)
+            building, receive = self._page_cpu_s(r)
+            # while it scans, its processor also builds the messages of the pages it finds,
+            # and where the link is the slower they go at the link's pace as it scans (its
+            # scan then gets what building them leaves of the processor)
+            # (beside other relocations on its link, only once the link was shared out with
+            # it counted as sending: begun within a round, it was not)
+            r.scan_sending = (r.scan_cpu_left_s > 1e-12 and r.send_left > 0
+                              and ordered > max(building, receive) * (1 + 1e-9)
+                              and (r.scan_send_counted or self._alone_on_link(r)))
+            if r.scan_left_s > 0 and not r.scan_sending:
                 # its processor's work first, stretched when CP's tasks share the processors,
                 # then its status records on the link, which use none and do not stretch (the
                 # whole scan stretched, 25 relocations on 4 processors, their status records
@@ -782,46 +830,21 @@ class RelocationEngine(MoveEngine[Relocation]):
                     cpu = use / stretch
                     r.scan_cpu_left_s -= cpu
                     r.scan_left_s -= cpu
-                    # (its part of the link meanwhile: the others' status records and pages
-                    # take the rest)
-                    r.link_credit_s += use / sharers
                 else:
                     use = min(r.scan_left_s, left)
                     cpu = 0.0
                     r.scan_left_s -= use
                 if r.scan_left_s <= 1e-12:
                     r.scan_left_s = r.scan_cpu_left_s = 0.0
-                r.scan_used_s += use
                 left -= use
                 self._use_cpu(src.name, cpu, t + dt - left - use, use)
                 r.cpu_s += cpu
                 continue
             if r.send_left > 0:
-                live = r.state == "moving"
-                stage = self.model.stage_s_per_page
-                src_cpu = 1.0 / src.cfg.cpu_speed * self.cpu_stretch.get(r, 1.0)
-                # the link carries the messages the source's relocation task has queued while
-                # the task stages (live) and builds the next ones on one processor: whichever
-                # is slower sets the pace
-                sending = 1.0 / rate
-                ordered = sending / max(1e-9, 1.0 - order)
-                building = (self.model.send_cpu_s_per_page + (stage if live else 0.0)) * src_cpu
-                # the destination's CP receives and places each page on a processor of its
-                # own, beside the source's sending: the pages go no faster than it takes them,
-                # and inbound messages queue on the memory-move socket when it is the slower
-                receive = self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed * \
-                    self.dst_stretch.get(r, 1.0)
                 self._held(r, "destination", "socket", receive > max(ordered, building))
                 per_page = max(ordered, building, receive)
                 # reordering costs only while the link sets the pace
                 order_lost = (per_page - max(sending, building, receive)) / per_page
-                # pages the link carried while the scan ran go at the processors' pace
-                ahead = per_page - max(building, receive)
-                credit_pages = 0
-                if r.link_credit_s > 0 and ahead > 1e-15:
-                    credit_pages = max(1, int(r.link_credit_s / ahead))
-                    per_page = max(building, receive)
-                    order_lost = 0.0
                 # staging a page holds a frame for stage_hold_s: at the link's pace the
                 # relocation keeps a pool of frames for it, taken from the source's free frames
                 # above its low mark (short of them, its demand scan must free more first,
@@ -838,9 +861,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                         left = 0.0
                         waits = True
                         break
-                    per_page = self.model.stage_hold_s / r.stage_pool
+                    per_page = max(per_page, self.model.stage_hold_s / r.stage_pool)
                     order_lost = 0.0
-                    credit_pages = 0
                 if r.link_owed > 0:
                     # pages of the last step it sent beyond its share: it waits as long as
                     # they take it now
@@ -851,8 +873,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                     self._held(r, "source", "link_queue", True)
                     continue
                 budget_pages = max(1, int(left / per_page))
-                if credit_pages:
-                    budget_pages = min(budget_pages, credit_pages)
+                # (scanning as it sends: of each page's time the processor has what building
+                # it leaves for the scan, and the pages stop where the scan ends)
+                spare = 1.0 - building / per_page if r.scan_sending else 0.0
+                if r.scan_sending:
+                    scan_wall = r.scan_cpu_left_s * self.cpu_stretch.get(r, 1.0)
+                    budget_pages = min(budget_pages,
+                                       max(1, int(math.ceil(scan_wall / (spare * per_page)))))
                 # existing work gets storage first: inbound pages take only frames above the
                 # destination's low mark, which its demand scan refills as they come in
                 frames = inbound_frames(dst)
@@ -888,8 +915,6 @@ class RelocationEngine(MoveEngine[Relocation]):
                     # it takes a running guest's pages touched longest ago
                     shadow.stamp_gen += 1
                 r.send_left -= sent
-                if credit_pages:
-                    r.link_credit_s = max(0.0, r.link_credit_s - sent * ahead)
                 cur.pages += sent
                 r.pages_moved += sent
                 new = int(out[K.X_DST_NEW_FRAMES])
@@ -922,6 +947,17 @@ class RelocationEngine(MoveEngine[Relocation]):
                 self._use_cpu(dst.name, sent * self.model.receive_cpu_s_per_page
                               / dst.cfg.cpu_speed, t + dt - left - used, used)
                 r.cpu_s += cpu_src + sent * self.model.receive_cpu_s_per_page / dst.cfg.cpu_speed
+                if r.scan_sending:
+                    # the scan went on with what building the pages left of the processor
+                    stretch = self.cpu_stretch.get(r, 1.0)
+                    scanned = min(r.scan_cpu_left_s, (used - waited) * spare / stretch)
+                    r.scan_cpu_left_s -= scanned
+                    r.scan_left_s -= scanned
+                    if r.scan_cpu_left_s <= 1e-12:
+                        r.scan_left_s -= r.scan_cpu_left_s
+                        r.scan_cpu_left_s = 0.0
+                    self._use_cpu(src.name, scanned, t + dt - left - used, used)
+                    r.cpu_s += scanned
                 # time lost to a shared link, to reordering and to reads, for the pass record
                 cur.throttle_s += (used - waited) * ((1.0 - 1.0 / sharers) + order_lost) + waited
                 r.ordering_lost_s += (used - waited) * order_lost
@@ -967,8 +1003,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     cur.throttle_s += left
                     left = 0.0
                     break
-                if r.send_left > 0:
-                    continue
+                if r.send_left > 0 or r.scan_left_s > 0:
+                    continue  # (pages left, or the scan they went beside)
             # pass complete
             cur.end_s = self._now = t + (dt - left)
             if self._check_limits(r, cur.end_s):
@@ -1098,27 +1134,26 @@ class RelocationEngine(MoveEngine[Relocation]):
             self._begin_pass(r, "intermediate", dirty)
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
-        """The quiesce CP expects: two DAT scans and the changed pages at the pace the pass
-        just ended sent its pages (whatever held them back: the link or its part of it, the
-        destination's frames or paging, a processor, the source's reads), less the staging the
-        stopped guest's pages do not need; never faster than the link's part. Alone on the
-        link, the changed pages go while the first of the two scans runs."""
+        """The quiesce CP expects: its two passes as the relocation makes them (the penultimate
+        sends the changed pages while its processor scans, at the slower of the two; the final
+        scans), the pages at the pace the pass just ended sent its pages (whatever held them
+        back: the link or its part of it, the destination's frames or paging, a processor, the
+        source's reads) less what its processor's scan and staging explain, never faster than
+        the link's part."""
         share = self.sharers.get(r, 1)
-        src = self.sim.members[r.source]
+        src, dst = self.sim.members[r.source], self.sim.members[r.dest]
         speed = src.cfg.cpu_speed
-        per_page = share / link_pages_per_s(r.link, self.model) / \
-            max(1e-9, 1.0 - ordering_fraction(r.link, self.model))
+        md = self.model
+        per_page = share / link_pages_per_s(r.link, md) / \
+            max(1e-9, 1.0 - ordering_fraction(r.link, md))
+        scan = scan_s(r.guest.npages, r.link, share, md, speed)
+        cpu = r.guest.npages / PAGES_PER_GB * md.dat_scan_s_per_gb / speed
         cur = r.passes[-1] if r.passes else None
         if cur is not None and cur.pages > 0:
-            sent_s = cur.seconds - r.scan_used_s
-            stage = self.model.stage_s_per_page / speed if r.state == "moving" else 0.0
-            per_page = max(per_page, sent_s / cur.pages - stage)
-        scan = scan_s(r.guest.npages, r.link, share, self.model, speed)
-        cpu = r.guest.npages / PAGES_PER_GB * self.model.dat_scan_s_per_gb / speed
-        send = dirty * per_page
-        if share <= 1.05:
-            send = max(send - cpu, dirty * self.model.send_cpu_s_per_page / speed)
-        return 2 * scan + send
+            stage = md.stage_s_per_page / speed if r.state == "moving" else 0.0
+            per_page = max(per_page, (cur.seconds - (scan - cpu) - cpu) / cur.pages - stage)
+        fast = max(md.send_cpu_s_per_page / speed, md.receive_cpu_s_per_page / dst.cfg.cpu_speed)
+        return max(dirty * per_page, cpu + dirty * fast) + scan - cpu + scan
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
         """CP's decision after pass ``n``: stop the guest for the last two passes?"""

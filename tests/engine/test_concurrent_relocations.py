@@ -501,3 +501,31 @@ command = "VMRELOCATE MOVE USER {userid} TO MEMB2 ASYNC"
     # (the big guest's first scan lasts beyond the small one's first pass)
     assert 48 * MODEL.dat_scan_s_per_gb / 0.5 > alone
     assert first_pass(True) == pytest.approx(alone, rel=0.1)
+
+
+@pytest.mark.parametrize("scenario, until", [
+    ("reference/lgr-25-guests-async-immediate", 75.0),  # 25 begun at once, scans side by side
+    ("reference/lgr-busy", 205.0),  # alone: live passes at the processor's pace, quiesced at
+])                                  # the link's, while their scans run
+def test_the_relocations_on_a_link_never_carry_more_than_it_does(scenario: str,
+                                                                 until: float) -> None:
+    """A relocation whose link is slower than its processor sends its pages while it scans,
+    at its part of the link; summed over every relocation on the link, the pages of each
+    tenth of a second never exceed what the link carries in it. (Its pages sent at the
+    processor's pace after the scan, to make up for the scan's time, went at three times the
+    link's rate for a moment; scans begun within a round each sent as if alone on the link.)"""
+    from ssisim.engine.migrations.relocation import link_pages_per_s
+
+    text = find_scenario(scenario).read_text(encoding="utf-8")
+    text = text.replace("step_s = 1\n", "step_s = 0.1\n", 1)
+    sim = Simulation(loads_scenario(text))
+    cap = link_pages_per_s(sim.scenario.links[0])
+    before: dict[int, int] = {}
+    fastest = 0.0
+    while sim.t < until:
+        sim.step()
+        sent = sum(r.pages_moved - before.get(id(r), 0) for r in sim.reloc.all)
+        before = {id(r): r.pages_moved for r in sim.reloc.all}
+        fastest = max(fastest, sent / 0.1)
+    assert sim.reloc.all and fastest > 0.9 * cap  # the link was busy
+    assert fastest <= cap * 1.001
