@@ -149,6 +149,15 @@ def test_a_relocation_scanning_its_dat_tables_leaves_the_link_to_one_sending() -
     assert beside["relocation_s"] == pytest.approx(alone["relocation_s"], rel=0.05)
 
 
+def relocation_under(text: str, limit: str, until: float) -> dict:
+    """The one relocation of scenario ``text``, which says MAXQUIESCE NOLIMIT, with ``limit``
+    in its place, run until ``until``: its summary."""
+    sim = Simulation(loads_scenario(text.replace("MAXQUIESCE NOLIMIT", limit)))
+    sim.run_until(until)
+    (r,) = build_summary(sim)["relocations"]
+    return r
+
+
 @pytest.mark.parametrize("step_s", [0.1, 1.0, 5.0])
 def test_the_limits_cancel_the_moment_they_are_passed(step_s: float) -> None:
     """The busy reference relocation with a MAXTOTAL that runs out in mid-pass (MAXQUIESCE
@@ -161,10 +170,7 @@ def test_the_limits_cancel_the_moment_they_are_passed(step_s: float) -> None:
     text = text.replace("sample_s = 5\n", f"sample_s = {max(step_s, 5)}\n", 1)
 
     def result(limit: str) -> dict:
-        sim = Simulation(loads_scenario(text.replace("MAXQUIESCE NOLIMIT", limit)))
-        sim.run_until(260)
-        (r,) = build_summary(sim)["relocations"]
-        return r
+        return relocation_under(text, limit, 260)
 
     free = result("MAXQUIESCE NOLIMIT")
     assert free["result"] == "relocated"
@@ -529,3 +535,23 @@ def test_the_relocations_on_a_link_never_carry_more_than_it_does(scenario: str,
         fastest = max(fastest, sent / 0.1)
     assert sim.reloc.all and fastest > 0.9 * cap  # the link was busy
     assert fastest <= cap * 1.001
+
+
+def test_cp_expects_no_hidden_scan_where_the_destinations_processor_sets_the_pace():
+    """The penultimate pass sends its pages while its DAT scan runs only where the link is the
+    slower; where the destination's one slow processor takes the pages more slowly than the
+    link carries them, the scan comes first, and CP's estimate says so: it does not stop the
+    guest for a quiesce that cannot fit (an estimate hiding the scan behind the pages expected
+    19.1 s and stopped the guest under MAXQUIESCE 21)."""
+    text = find_scenario("reference/lgr-busy").read_text(encoding="utf-8")
+    slow = text.replace('name = "DST"\ncpus = 4\n', 'name = "DST"\ncpus = 1\ncpu_speed = 0.1\n', 1)
+    slow = slow.replace("duration_s = 260", "duration_s = 400", 1)
+    assert slow != text
+
+    free = relocation_under(slow, "MAXQUIESCE NOLIMIT", 400)
+    assert free["result"] == "relocated"
+    assert free["throttle_s"]["destination:socket"] > 0.8 * free["relocation_s"]
+    limit = free["quiesce_s"] - 5
+    capped = relocation_under(slow, f"MAXQUIESCE {limit:.0f}", 400)
+    assert capped["result"] == "MAXQUIESCE exceeded" and capped["quiesce_s"] == 0.0
+    assert capped["message"].endswith(f"(expected {free['quiesce_s']:.1f} s)")
