@@ -33,7 +33,7 @@ docs-charts: setup
 # docs/gui.md's captions). Watch mode needs the clock running: gui-watch-mode.png runs at 10x from
 # t = 35 s and is taken 4 wall seconds later (--screenshot-after).
 screenshots: setup syslibs
-	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 117 \
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
 		--theme light --screenshot docs/img/gui-relocation.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 70 \
 		--theme light --screenshot docs/img/gui-relocation-throttled.png
@@ -45,11 +45,11 @@ screenshots: setup syslibs
 		--theme light --screenshot docs/img/gui-migrations.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui scenarios/pause/pause-suspend.toml \
 		--run-until 318 --select WAS01 --theme light --screenshot docs/img/gui-pausing.png
-	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 117 \
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
 		--size 1024x775 --theme light --screenshot docs/img/gui-1024-light.png
-	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 117 \
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
 		--size 1600x1000 --theme dark --screenshot docs/img/gui-1600-dark.png
-	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 117 \
+	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 119 \
 		--size 1920x1080 --theme light --screenshot docs/img/gui-1920-light.png
 	QT_QPA_PLATFORM=offscreen $(BIN)/ssisim gui lgr-short-destination --run-until 35 \
 		--speed 10x --screenshot-after 4 --theme light --screenshot docs/img/gui-watch-mode.png
