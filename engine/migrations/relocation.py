@@ -310,6 +310,8 @@ class Relocation(MoveRecord):
     #: counted as sending its pages as it scans when the link was last shared out among the
     #: relocations on it (alone on its link, it needs no count)
     scan_send_counted: bool = False
+    #: its current pass sent pages as it scanned (CP's quiesce estimate reads its pace so)
+    scanned_beside: bool = False
     setup_left_s: float = 0.0
     cursor: int = 0
     dirty_best: float = math.inf
@@ -468,7 +470,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         # (it asks for a processor from now: shared out again for the rest of the round, or
         # the scans begun within a round ran side by side as if each had one)
         self._stretch([x for x in self.active if x.active], self._span)
-        r.scan_sending = r.scan_send_counted = False
+        r.scan_sending = r.scan_send_counted = r.scanned_beside = False
         r.passes.append(PassRecord(n, kind, 0, self._now))
 
     # -- the step ------------------------------------------------------------------------------
@@ -724,9 +726,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         the pages it found after, so it leaves the rest to the others (counted as sending its
         pass's pages over the scan's time, a 32 GB guest's scan on processors of half speed
         took half the link from a relocation sending beside it and used a twentieth); where
-        the link would be the slower at the part it would get, its pages go as it scans and it
-        counts as sending; one setting up, or held back until the next step, uses none. A
-        relocation's own part is what it gets once it sends.
+        the link at the part it would get, or the destination's processor, would be the
+        slower, its pages go as it scans and it counts as sending; one setting up, or held
+        back until the next step, uses none. A relocation's own part is what it gets once it
+        sends.
         ``sending``: one counted as sending whatever it does now (a relocation joined within
         the step, for the part of the step it sends in).
         """
@@ -746,8 +749,9 @@ class RelocationEngine(MoveEngine[Relocation]):
             for r in rs:
                 r.scan_send_counted = False
             for r in want:
+                building, receive = self._page_cpu_s(r)
                 if want[r] < math.inf and r.scan_cpu_left_s > 1e-12 and r.send_left > 0 and \
-                        ways / cap / max(1e-9, 1.0 - order) > max(self._page_cpu_s(r)) * (1 + 1e-9):
+                        max(ways / cap / max(1e-9, 1.0 - order), receive) > building * (1 + 1e-9):
                     want[r] = math.inf
                     r.scan_send_counted = True
             senders = sorted(want.values())
@@ -811,13 +815,15 @@ class RelocationEngine(MoveEngine[Relocation]):
             ordered = sending / max(1e-9, 1.0 - order)
             building, receive = self._page_cpu_s(r)
             # while it scans, its processor also builds the messages of the pages it finds,
-            # and where the link is the slower they go at the link's pace as it scans (its
-            # scan then gets what building them leaves of the processor)
-            # (beside other relocations on its link, only once the link was shared out with
-            # it counted as sending: begun within a round, it was not)
+            # and where the link or the destination's processor is the slower they go at
+            # that pace as it scans (its scan then gets what building them leaves of its
+            # processor)
+            # (beside other relocations, only once the link was shared out with it counted as
+            # sending: begun within a round, it was not)
             r.scan_sending = (r.scan_cpu_left_s > 1e-12 and r.send_left > 0
-                              and ordered > max(building, receive) * (1 + 1e-9)
+                              and max(ordered, receive) > building * (1 + 1e-9)
                               and (r.scan_send_counted or self._alone_on_link(r)))
+            r.scanned_beside = r.scanned_beside or r.scan_sending
             if r.scan_left_s > 0 and not r.scan_sending:
                 # its processor's work first, stretched when CP's tasks share the processors,
                 # then its status records on the link, which use none and do not stretch (the
@@ -950,7 +956,9 @@ class RelocationEngine(MoveEngine[Relocation]):
                 if r.scan_sending:
                     # the scan went on with what building the pages left of the processor
                     stretch = self.cpu_stretch.get(r, 1.0)
-                    scanned = min(r.scan_cpu_left_s, (used - waited) * spare / stretch)
+                    # (not while it read pages from XSTOR: CP's paging work on its processor)
+                    busy = used - waited - min(used - waited, from_xstor * xstor_s)
+                    scanned = min(r.scan_cpu_left_s, busy * spare / stretch)
                     r.scan_cpu_left_s -= scanned
                     r.scan_left_s -= scanned
                     if r.scan_cpu_left_s <= 1e-12:
@@ -1135,11 +1143,11 @@ class RelocationEngine(MoveEngine[Relocation]):
 
     def _expected_quiesce_s(self, r: Relocation, dirty: int) -> float:
         """The quiesce CP expects: its two passes as the relocation makes them (the penultimate
-        sends the changed pages while its processor scans, at the slower of the two; the final
-        scans), the pages at the pace the pass just ended sent its pages (whatever held them
-        back: the link or its part of it, the destination's frames or paging, a processor, the
-        source's reads) less what its processor's scan and staging explain, never faster than
-        the link's part."""
+        sends the changed pages while its processor scans where the processor is not the
+        slower, after the scan where it is; the final scans), the pages at the pace the pass
+        just ended sent its pages (whatever held them back: the link or its part of it, the
+        destination's frames, paging or processor, the source's reads) less what its
+        processor's scan and staging explain, never faster than the link's part."""
         share = self.sharers.get(r, 1)
         src, dst = self.sim.members[r.source], self.sim.members[r.dest]
         speed = src.cfg.cpu_speed
@@ -1148,12 +1156,22 @@ class RelocationEngine(MoveEngine[Relocation]):
             max(1e-9, 1.0 - ordering_fraction(r.link, md))
         scan = scan_s(r.guest.npages, r.link, share, md, speed)
         cpu = r.guest.npages / PAGES_PER_GB * md.dat_scan_s_per_gb / speed
+        status = scan - cpu
         cur = r.passes[-1] if r.passes else None
         if cur is not None and cur.pages > 0:
             stage = md.stage_s_per_page / speed if r.state == "moving" else 0.0
-            per_page = max(per_page, (cur.seconds - (scan - cpu) - cpu) / cur.pages - stage)
-        fast = max(md.send_cpu_s_per_page / speed, md.receive_cpu_s_per_page / dst.cfg.cpu_speed)
-        return max(dirty * per_page, cpu + dirty * fast) + scan - cpu + scan
+            took = cur.seconds - status
+            if r.scanned_beside:
+                # its scan went beside its pages: their pace is its time's, unless its
+                # processor's work (the scan, staging and messages) took all of it
+                proc = cpu + cur.pages * (stage + md.send_cpu_s_per_page / speed)
+                seen = took / cur.pages if took > proc * 1.001 else 0.0
+            else:  # its scan came first; its pages went at their pace or its processor's
+                seen = (took - cpu) / cur.pages - stage
+            per_page = max(per_page, seen)
+        per_page = max(per_page, md.receive_cpu_s_per_page / dst.cfg.cpu_speed)
+        send = md.send_cpu_s_per_page / speed
+        return max(dirty * per_page, cpu + dirty * send) + status + scan
 
     def _quiesce_now(self, r: Relocation, n: int, dirty: int) -> bool:
         """CP's decision after pass ``n``: stop the guest for the last two passes?"""
