@@ -35,9 +35,10 @@ class LGRModel:
 
     A pass is the relocation task's work on one processor of the source (the DAT scan, then
     for each changed page its staging while the guest runs and its message) while the link
-    carries the messages it has queued: the pass takes as long as the slower of the two,
-    then the scan's status records. So the live passes of the reference z10 go at its
-    processor's pace, the quiesced ones (no staging) at the link's.
+    carries the messages it has queued and the destination's CP receives them on a processor
+    of its own: the pass takes as long as the slowest of the three, then the scan's status
+    records. So the live passes of the reference z10 go at its processor's pace, the quiesced
+    ones (no staging) at the link's.
     """
 
     #: DAT-table scan per pass, CPU seconds (at cpu_speed 1) per GB of *defined* storage. The
