@@ -167,6 +167,14 @@ def scan_s(npages: int, link: LinkConfig, sharers: float = 1, model: LGRModel = 
         npages * model.scan_bytes_per_page / link_bytes_s
 
 
+def pages_beside_scan(r: Relocation, ordered: float, building: float, receive: float) -> bool:
+    """Whether ``r``'s pages go as its processor scans its guest's DAT tables: it has both
+    left, and the link (``ordered`` seconds a page) or the destination's processor
+    (``receive``) is slower than its own processor's work on a page (``building``)."""
+    return (r.scan_cpu_left_s > 1e-12 and r.send_left > 0
+            and max(ordered, receive) > building * (1 + 1e-9))
+
+
 def fair_level(cap: float, wants: list[float]) -> float:
     """Max-min fair sharing of ``cap`` among users wanting ``wants`` (sorted, the last one
     unbounded): the part each user that wants more than its share gets."""
@@ -512,7 +520,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             now = [r for r in act if r.active and r not in waiting]
             if not now:
                 break
-            self.sharers = self._link_shares(now)
+            self.sharers = self._link_shares(now, mark=True)
             # (what each asks of the processors changes as they go from setting up to
             # scanning to sending: 25 relocations set up as a step of 1 s began, then
             # scanned side by side on 4 processors as if each had one)
@@ -624,7 +632,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             if not now:
                 break
             live = [x for x in self.active if x.active]
-            self.sharers = self._link_shares(live)
+            self.sharers = self._link_shares(live, mark=True)
             self._stretch(live, span / rounds, self.sharers)
             k = n % len(now)
             for r in now[k:] + now[:k]:
@@ -716,8 +724,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         receive = md.receive_cpu_s_per_page / dst.cfg.cpu_speed * self.dst_stretch.get(r, 1.0)
         return building, receive
 
-    def _link_shares(self, now: list[Relocation],
-                     sending: Collection[Relocation] = ()) -> dict[Relocation, float]:
+    def _link_shares(self, now: list[Relocation], sending: Collection[Relocation] = (),
+                     mark: bool = False) -> dict[Relocation, float]:
         """How many ways each relocation shares its link for the pages it sends this round:
         the link's rate over its part of it.
 
@@ -732,7 +740,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         back until the next step, uses none. A relocation's own part is what it gets once it
         sends.
         ``sending``: one counted as sending whatever it does now (a relocation joined within
-        the step, for the part of the step it sends in).
+        the step, for the part of the step it sends in). ``mark``: these are the shares the
+        round goes by, and each scan counted as sending is marked so (``scan_send_counted``).
         """
         links: dict[tuple[str, ...], list[Relocation]] = {}
         for r in now:
@@ -747,14 +756,12 @@ class RelocationEngine(MoveEngine[Relocation]):
             # (a scan whose pages would go at the link's pace beside those sending now: sending)
             ways = 1 + sum(1 for w in want.values() if w == math.inf)
             order = ordering_fraction(rs[0].link, self.model)
-            for r in rs:
-                r.scan_send_counted = False
-            for r in want:
-                building, receive = self._page_cpu_s(r)
-                if want[r] < math.inf and r.scan_cpu_left_s > 1e-12 and r.send_left > 0 and \
-                        max(ways / cap / max(1e-9, 1.0 - order), receive) > building * (1 + 1e-9):
-                    want[r] = math.inf
-                    r.scan_send_counted = True
+            beside = {r for r, w in want.items() if w < math.inf and pages_beside_scan(
+                r, ways / cap / max(1e-9, 1.0 - order), *self._page_cpu_s(r))}
+            want.update((r, math.inf) for r in beside)
+            if mark:
+                for r in rs:
+                    r.scan_send_counted = r in beside
             senders = sorted(want.values())
             level = fair_level(cap, senders) if math.inf in want.values() else None
             for r in rs:
@@ -821,8 +828,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             # processor)
             # (beside other relocations, only once the link was shared out with it counted as
             # sending: begun within a round, it was not)
-            r.scan_sending = (r.scan_cpu_left_s > 1e-12 and r.send_left > 0
-                              and max(ordered, receive) > building * (1 + 1e-9)
+            r.scan_sending = (pages_beside_scan(r, ordered, building, receive)
                               and (r.scan_send_counted or self._alone_on_link(r)))
             r.scanned_beside = r.scanned_beside or r.scan_sending
             if r.scan_left_s > 0 and not r.scan_sending:
