@@ -97,14 +97,15 @@ class Move:
 
 def moves_under_way(snap: Snapshot) -> list[Move]:
     """Relocations, partition migrations and Storage vMotions under way in ``snap``, with how
-    long each is expected to last (from its size and what the link or the movers carry)."""
+    long each is expected to last (from its size and the pace its pages go at: the link's,
+    or the source's or destination's processor where slower; what the movers carry)."""
     moves = []
     sizes = {g.userid: g.central + g.xstor + g.dasd for g in snap.guests}
     for r in snap.relocations:
         if r.state not in ("moving", "quiesced"):
             continue
         left = r.pages_left if r.passes else sizes.get(r.userid, 0)
-        rate = max(r.link_pages_per_s, 1.0)
+        rate = max(r.pace_pages_per_s, 1.0)
         moves.append(Move(f"LGR {r.userid}@{r.start_s:g}", f"the relocation of {r.userid}",
                           left / rate * (1 + LATER_PASSES)))
     for m in snap.migrations:

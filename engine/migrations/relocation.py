@@ -1323,7 +1323,7 @@ class RelocationEngine(MoveEngine[Relocation]):
             r.t_quiesce, round(max(q, 0.0), 6),
             tuple(sorted(r.active_throttles.items())),
             tuple(sorted((k, round(v, 6)) for k, v in r.throttle_s.items())),
-            r.options.maxquiesce_s)
+            r.options.maxquiesce_s, self.pace(r))
 
     def link_rate(self, r: Relocation) -> float:
         """Pages per second the link can carry for ``r`` now (its share; 0 once ended)."""
@@ -1331,6 +1331,16 @@ class RelocationEngine(MoveEngine[Relocation]):
             return 0.0
         rate = link_pages_per_s(r.link, self.model) / max(1, self.sharers.get(r, 1))
         return round(rate, 3)
+
+    def pace(self, r: Relocation) -> float:
+        """Pages a second ``r``'s pages go at now when nothing holds them back (frames, reads,
+        the stage pool): the slowest of its part of the link (with reordering), the source's
+        processor building them and the destination's taking them (0 once ended)."""
+        if not r.active:
+            return 0.0
+        share = link_pages_per_s(r.link, self.model) / max(1, self.sharers.get(r, 1))
+        ordered = 1.0 / share / max(1e-9, 1.0 - ordering_fraction(r.link, self.model))
+        return round(1.0 / max(ordered, *self._page_cpu_s(r)), 3)
 
     def incoming_on(self, member: str) -> list[Guest]:
         """Guests arriving on ``member``: their pages already take its frames."""

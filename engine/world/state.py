@@ -733,6 +733,9 @@ class RelocationSnapshot:
     active_throttles: tuple[tuple[str, float], ...]  # ("side:reason", since when)
     throttle_s: tuple[tuple[str, float], ...]  # seconds by reason, ended throttles
     maxquiesce_s: float | None = None  # the MAXQUIESCE limit in seconds (None: NOLIMIT)
+    #: pages a second its pages go at now when nothing holds them back: the slowest of its part
+    #: of the link, the source's processor building them, the destination's taking them
+    pace_pages_per_s: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -349,6 +349,33 @@ def test_snapshot_shows_the_relocation_in_progress():
     assert sum(p.pages for p in r.passes) == r.pages_moved
 
 
+def test_the_snapshot_gives_the_pace_the_pages_really_go_at() -> None:
+    """A window's estimate of a relocation's remaining time reads the pace its pages go at:
+    where the source's processor is slower than the link (a live pass on slow processors),
+    the processor's pace, which the pass then keeps; the link's part where it is the slower
+    (a quiesced pass stages nothing)."""
+    sim = cluster([linux("LNX1", "8G")])
+    warm(sim, "LNX1", 6144)
+    src = sim.members["SRC"]
+    src.cfg = replace(src.cfg, cpu_speed=0.5)
+    sim.execute("VMRELOCATE MOVE USER LNX1 TO DST ASYNC MAXQUIESCE NOLIMIT")
+    sim.run_until(sim.t + 3)
+    (r,) = sim.snapshot().relocations
+    assert r.state == "moving" and r.passes[0].kind == "first"
+    md = LGRModel()
+    building = (md.stage_s_per_page + md.send_cpu_s_per_page) / 0.5
+    assert r.pace_pages_per_s == pytest.approx(1 / building, rel=1e-3)
+    assert r.pace_pages_per_s < 0.6 * r.link_pages_per_s
+    while sim.reloc.active:
+        sim.step()
+    (done,) = sim.snapshot().relocations
+    first = done.passes[0]
+    scan_s = 8 * md.dat_scan_s_per_gb / 0.5
+    took = first.end_s - first.start_s - scan_s
+    assert first.pages / took == pytest.approx(r.pace_pages_per_s, rel=0.02)
+    assert done.pace_pages_per_s == 0.0
+
+
 def test_a_relocations_events_carry_the_times_of_its_passes_not_of_the_steps() -> None:
     # (an event was stamped with the time its step began: at 2 s steps every pass seemed to
     # end on an even second, and the relocation to end up to 2 s before it did)
