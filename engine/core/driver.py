@@ -84,6 +84,8 @@ class WorkloadDriver:
         # below from the I/Os done)
         cpu_s *= 1.0 - w.cp_io_share(self.vio.cp_cpu_per_io_s)
         plans = w.plan(dt)
+        g.faulters = min(g.cfg.vcpus, sum(r.threads for r in plans)) \
+            if plans and all(r.threads for r in plans) else g.cfg.vcpus
         speed = m.cfg.cpu_speed
         units = 0.0
         cpu_used = 0.0

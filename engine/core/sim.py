@@ -129,7 +129,8 @@ class Simulation:
         self.reloc = RelocationEngine(self, self.models.lgr, self.models.paging)
         self.pager = Pager(self, self.reloc.incoming_on, self.models.paging)
         self.driver = WorkloadDriver(self, self.pager, self.models.paging, self.models.vio)
-        self.pause = PauseEngine(self, self.models.pause, self.models.paging)
+        self.pause = PauseEngine(self, self.models.pause, self.models.paging,
+                                 self.models.lgr.dat_scan_s_per_gb)
         # other vendors' migrations, for comparison (Storage vMotion, PowerVM LPM)
         self.svm = StorageVMotionEngine(self, self.models.svmotion)
         self.lpm = LPMEngine(self, self.models.lpm)
@@ -640,14 +641,16 @@ class Simulation:
             until = dt * (n + 1) / rounds
             pool = [io_left[0] / (rounds - n)]
             round_io = pool[0]
-            vcpus_left = sum(g.cfg.vcpus for g in order)
+            # (by the virtual CPUs that can fault: those its threads use)
+            vcpus_left = sum(g.faulters for g in order)
             got = alloc if pieces is None else pieces[n]
             span = dt if pieces is None else dt / rounds
             for g in order:
                 rest = max(0.0, until - g.ran_s)
                 share = got.get(g.userid, 0.0) * g.running_share
+                faulters = g.faulters  # (its walk of this round sets them anew)
                 if rest > 0:
-                    part = [pool[0] * g.cfg.vcpus / vcpus_left]
+                    part = [pool[0] * faulters / vcpus_left]
                     given = part[0]
                     cpu0 = g.cpu_s_total
                     self.driver.run(m, g, rest, share * rest / span, wait, part)
@@ -656,7 +659,7 @@ class Simulation:
                     g.cpu_step_span += rest
                     pool[0] -= given - part[0]
                     g.ran_s += rest
-                vcpus_left -= g.cfg.vcpus
+                vcpus_left -= faulters
             io_left[0] -= round_io - pool[0]
             if n < rounds - 1 and m.free_frames < m.free_high:
                 # and between rounds the demand scan refills the free frames with what the
@@ -664,9 +667,10 @@ class Simulation:
                 spare = [pool[0]]
                 self.pager.steal(m, m.free_high - m.free_frames, spare)
                 io_left[0] -= pool[0] - spare[0]
+        # (each of its virtual CPUs that can fault holds a place: a thread holds one read)
         m.fault_places = sum(
-            float(g.cfg.vcpus) if g.io_short
-            else min(float(g.cfg.vcpus), (g.counters.dasd_in - r0) * wait / dt)
+            float(g.faulters) if g.io_short
+            else min(float(g.faulters), (g.counters.dasd_in - r0) * wait / dt)
             for g, r0 in zip(runnable, reads_before)) if paging else 0.0
         for g in guests:
             g.units_step = g.units_acc / dt

@@ -23,6 +23,7 @@ from ..world.paging import PAGING, PagingModel
 from ..world.state import Guest
 from ..world.world import World
 from .migration import command_lead, command_start
+from .relocation import MODEL as LGR
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,10 @@ class PauseModel:
     #: Logoff cleanup, per page in central storage: its frame is cleared before it is reused,
     #: seconds (CP's work on one processor, at cpu_speed 1). Derived: the 2 TB guest had all of
     #: its 2002 GB in central storage (no paging) and its cleanup took 565 s before the
-    #: cleanup-state change: 565 s / (2002 x 262,144 pages) = 1.08 us a frame, about 3.8 GB/s.
-    clear_frame_s: float = 565.0 / (2002.0 * PAGES_PER_GB)
+    #: cleanup-state change; less its walk of the DAT tables of its 2048 GB of defined storage
+    #: at the relocation's scan rate (``lgr.dat_scan_s_per_gb``, 0.03865 s a GB: 79.2 s),
+    #: 485.8 s / (2002 x 262,144 pages) = 0.93 us a frame, about 4.4 GB/s.
+    clear_frame_s: float = (565.0 - 2048 * 0.03865) / (2002.0 * PAGES_PER_GB)
     #: Logoff cleanup, per DASD slot or XSTOR block the guest held: it is only marked free in
     #: its allocation map, no data is touched, seconds. Assumed 0.1 us: reading the page's entry
     #: and clearing a bit, a tenth of clearing a frame.
@@ -145,8 +148,9 @@ class Cleanup:
     """The storage of a guest that has logged off, being reset by CP.
 
     ``central`` frames must each be cleared (``clear_frame_s``); ``xstor`` blocks and DASD
-    ``slots`` are only released (``release_slot_s``). CP walks the guest's storage in address
-    order, so every kind goes down in step with the work done.
+    ``slots`` are only released (``release_slot_s``). CP walks the guest's DAT tables in address
+    order over its whole defined storage (``walk_s`` for all of it, touched or not), so every
+    kind goes down in step with the work done.
     """
 
     userid: str
@@ -160,6 +164,8 @@ class Cleanup:
     clear_frame_s: float
     release_slot_s: float
     t_end: float | None = None
+    #: seconds of the walk of its DAT tables still to do (its defined storage)
+    walk_s: float = 0.0
     #: megabytes whose page management blocks (the guest's DAT tables) it still holds: they
     #: are let go as the reset walks the storage, and cost no work of their own
     dat_segs: float = 0.0
@@ -175,7 +181,8 @@ class Cleanup:
     @property
     def seconds_left(self) -> float:
         """Work still to do, seconds."""
-        return self.central * self.clear_frame_s + (self.xstor + self.slots) * self.release_slot_s
+        return self.central * self.clear_frame_s + (self.xstor + self.slots) * \
+            self.release_slot_s + self.walk_s
 
 
 @dataclass
@@ -215,9 +222,13 @@ class PauseEngine:
     """Suspends, resumes, CP STOP interrupts, logoff cleanups and logons of a simulation."""
 
     def __init__(self, sim: World, model: PauseModel = PAUSE,
-                 paging: PagingModel = PAGING) -> None:
+                 paging: PagingModel = PAGING,
+                 dat_walk_s_per_gb: float = LGR.dat_scan_s_per_gb) -> None:
         self.sim = sim
         self.model = model
+        #: CP's walk of a guest's DAT tables, seconds per GB of defined storage at cpu_speed 1:
+        #: a logoff cleanup's, as a relocation's pass makes it (``lgr.dat_scan_s_per_gb``)
+        self.dat_walk_s_per_gb = dat_walk_s_per_gb
         self.paging = paging  # what a page fault costs, served from XSTOR
         self.pauses: list[Pause] = []
         self.cleanups: list[Cleanup] = []
@@ -533,6 +544,8 @@ class PauseEngine:
         speed = self.sim.members[g.member].cfg.cpu_speed
         c = Cleanup(g.userid, g.member, inline, t, t, float(g.n_cen), float(g.n_xst),
                     float(g.n_slot), m.clear_frame_s / speed, m.release_slot_s / speed)
+        # (the walk over its DAT tables is the one a relocation's pass makes)
+        c.walk_s = g.npages / PAGES_PER_GB * self.dat_walk_s_per_gb / speed
         c.detach_until = t + c.seconds_left if inline else \
             t + m.detach_s_per_tb * g.npages / (1024 * PAGES_PER_GB)
         c.lead_s = lead
@@ -590,6 +603,7 @@ class PauseEngine:
             done = 1.0 if work <= span else span / work
             # (processors' worth over the time it ran, its lead included)
             m.cleanup_cpus += part * min(work, span) / span if span > 0 else 0.0
+            c.walk_s -= c.walk_s * min(1.0, done)
             for tier in ("central", "xstor", "slots", "dat_segs"):
                 have = getattr(c, tier)
                 take = have if done >= 1.0 else have * done
@@ -603,7 +617,7 @@ class PauseEngine:
                     m.xstor_used -= whole
                 else:
                     m.slots_used -= whole
-            if c.left <= 1e-6:
+            if c.left <= 1e-6 and c.walk_s <= 1e-9:
                 c.t_end = t0 + min(work, span)
                 self.sim.emit("CLEANUP_DONE", c.member, c.userid,
                               f"{c.userid}: storage reset after {c.t_end - c.t_start:.1f} s",

@@ -177,6 +177,10 @@ class Guest:
         self.cpu_need: float | None = None
         #: its walks found the paging devices' I/O of the step used up (reads left waiting)
         self.io_short = False
+        #: how many of its virtual CPUs can each have a page fault outstanding in the step: the
+        #: threads its workload walks with where each walk has a bounded number (a sequential
+        #: toucher is one thread), else all of them (as its last walks had it)
+        self.faulters = cfg.vcpus
         self.stopped_by: set[str] = set()  # why its virtual CPUs are stopped (empty: running)
         #: the CPU rate it ran at before it was stopped, once it runs again within a step
         #: (``hold``, ``release``): stopped when the member's step began, it runs the rest of

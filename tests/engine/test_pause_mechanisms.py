@@ -25,6 +25,7 @@ from ssisim.engine import (
     size_to_pages,
 )
 from ssisim.engine.migrations.pause import PauseModel
+from ssisim.engine.migrations.relocation import LGRModel
 
 MODEL = PauseModel()
 
@@ -110,6 +111,10 @@ def test_a_guest_using_more_than_half_its_memory_swaps_out_first_and_suspends_sl
     assert r_tight == pytest.approx(r_roomy - (600 - 384) / 40, abs=0.3)
 
 
+#: a cleanup's walk of the DAT tables of 6 GB of defined storage, seconds (at cpu_speed 1)
+WALK_6G = 6 * LGRModel().dat_scan_s_per_gb
+
+
 def cleanup_seconds(central: str, storage="6G", touched_mb=6144) -> tuple[float, float]:
     """Log off a guest that touched ``touched_mb``; (cleanup s, share of its pages that were in
     central storage)."""
@@ -131,9 +136,21 @@ def test_pages_on_dasd_are_released_faster_than_frames_are_cleared():
     paged, share_p = cleanup_seconds("2G")
     assert share_c == 1.0 and share_p < 0.4
     frames = 6144 * 256
-    assert in_central == pytest.approx(frames * MODEL.clear_frame_s, rel=0.05)
+    assert in_central == pytest.approx(frames * MODEL.clear_frame_s + WALK_6G, rel=0.05)
     # most pages only give back a slot: far less work
     assert paged < 0.5 * in_central
+
+
+def test_a_cleanup_walks_the_whole_defined_storage_touched_or_not():
+    """CP resets a guest by walking its DAT tables over its whole defined storage: of two
+    guests that touched the same gigabyte, the one defined 64 times larger takes the longer
+    by that walk, at the relocation's scan rate. (Only the pages were counted: both took
+    0.25 s, and so did one of 8 TB.)"""
+    small, _ = cleanup_seconds("8G", storage="2G", touched_mb=1024)
+    large, _ = cleanup_seconds("8G", storage="128G", touched_mb=1024)
+    walk = (128 - 2) * LGRModel().dat_scan_s_per_gb
+    assert large - small == pytest.approx(walk, rel=0.02)
+    assert large > 4 * small
 
 
 def test_inline_cleanup_holds_the_user_id_for_the_work_its_pages_need():
@@ -150,7 +167,7 @@ def test_inline_cleanup_holds_the_user_id_for_the_work_its_pages_need():
         while not sim.execute("XAUTOLOG BIG").ok:
             sim.step()
         waits[central] = sim.t - t0
-    assert waits["8G"] == pytest.approx(6144 * 256 * MODEL.clear_frame_s, abs=0.15)
+    assert waits["8G"] == pytest.approx(6144 * 256 * MODEL.clear_frame_s + WALK_6G, abs=0.15)
     assert waits["2G"] < 0.5 * waits["8G"]
 
 
@@ -234,7 +251,7 @@ def test_a_cleanup_is_cp_work_on_one_processor_before_the_guests() -> None:
 
     slow, during = run(1.0)
     fast, _ = run(2.0)
-    assert slow == pytest.approx(6144 * 256 * MODEL.clear_frame_s, rel=0.05)
+    assert slow == pytest.approx(6144 * 256 * MODEL.clear_frame_s + WALK_6G, rel=0.05)
     assert fast == pytest.approx(slow / 2, rel=0.05)
     # the hog asks for all 4 processors and gets the 3 the reset leaves
     assert max(during) == pytest.approx(3.0, abs=0.01)
