@@ -611,10 +611,10 @@ class Simulation:
                 g.io_short = False
         # the guests run one after another here, but at the same time on the member: each
         # virtual CPU has its page I/O in the devices' queue beside the others', so each guest
-        # may use of the step's paging I/O what its virtual CPUs' part of what is left comes to
-        # (what it leaves goes to those after it). On a member short of frames the demand scan
-        # takes pages from guests as the others' walks need frames, and a guest's references
-        # of the step are all made when its walk has run: a long step runs the guests in
+        # may use of the step's paging I/O what its faulting virtual CPUs' part of what is left
+        # comes to (what it leaves goes to those after it). On a member short of frames the
+        # demand scan takes pages from guests as the others' walks need frames, and a guest's
+        # references of the step are all made when its walk has run: a long step runs them in
         # rounds of at most ``PAGING_ROUND_S`` each (each with its part of the step's paging
         # I/O, the free frames refilled between them), so that a guest whose walk comes later
         # is not a whole long step behind in its references (lesson 9 at 4 s steps gave

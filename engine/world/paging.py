@@ -107,17 +107,17 @@ def dasd_wait_s(m: Member, block: int = 1) -> float:
     reads wait than the devices serve at once.
 
     A virtual CPU waiting for a page fault has one read outstanding and starts no other: the
-    faulting virtual CPUs and the devices are a closed queue. ``Member.fault_places`` is how
-    many reads the guests held in the devices on average in the member's last step (their reads
-    a second times their wait, Little's law; every virtual CPU of a guest whose reads found the
-    step's paging I/O used up). With no more than the devices' concurrency (their queue depths;
-    volumes on one device count once) each read is served at once; with more, each waits its
-    turn, ``n / concurrency`` service times (the closed queue's asymptote when the virtual CPUs
-    do little between faults). The step's paging I/O budget (``Member.io_capacity_s``) bounds
-    what the devices move in all. Virtual CPUs that keep faulting hold their places whatever
-    the wait (Little's law gives them back), so the figure does not swing from step to step as
-    the devices' use in the step before did (a busy member's faults alternated between floods
-    and standstills); a guest with pages on DASD that no longer faults holds none.
+    faulting virtual CPUs and the devices are a closed queue. ``Member.fault_places`` is how many
+    reads the guests held in the devices on average in the member's last step (their reads a second
+    times their wait, Little's law; every virtual CPU that can fault, ``Guest.faulters``, of a guest
+    whose reads found the step's paging I/O used up). With no more than the devices' concurrency
+    (their queue depths; volumes on one device count once) each read is served at once; with more,
+    each waits its turn, ``n / concurrency`` service times (the closed queue's asymptote when the
+    virtual CPUs do little between faults). The step's paging I/O budget (``Member.io_capacity_s``)
+    bounds what the devices move in all. Virtual CPUs that keep faulting hold their places whatever
+    the wait (Little's law gives them back), so the figure does not swing from step to step as the
+    devices' use in the step before did (a busy member's faults alternated between floods and
+    standstills); a guest with pages on DASD that no longer faults holds none.
     """
     if m.service_s <= 0:
         return 0.01
