@@ -143,13 +143,29 @@ def ctc_share(ctcs: int, turnaround_ratio: float) -> float:
     return 1.0 - 1.0 / total
 
 
-def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL) -> float:
-    """Pages per second the ISFC link carries: its CHPIDs' payload rates
-    (``link_bytes_s_per_gbps``), each by the share of its time its CTC devices keep it carrying
-    data (``ctc_share``), their turn-around over a message's transfer growing with the CHPID's
-    speed."""
+def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL, both_ways: bool = False) -> float:
+    """Pages per second the ISFC link carries one way: its CHPIDs' payload rates
+    (``link_bytes_s_per_gbps``, each way: Fibre Channel is full duplex), each by the share of
+    its time its CTC devices keep it carrying data (``ctc_share``), their turn-around over a
+    message's transfer growing with the CHPID's speed.
+
+    A CTC device is written by one side at a time (both writing at once is a write collision,
+    which z/VM avoids: the member of the lesser system name writes on the devices from the
+    lowest device number up, the other from the highest down; IBM, "Avoidance of write
+    collisions", Linux on IBM Z and LinuxONE performance documentation). So where both members
+    send (``both_ways``), each direction has half of each CHPID's devices, fractional halves
+    counted between the whole numbers; the CHPID's bandwidth in each direction is its own."""
     r = model.ctc_turnaround_per_gbps
-    gbps = sum(c.gbps * ctc_share(c.ctcs, r * c.gbps) for c in link.chpids)
+    if not both_ways:
+        gbps = sum(c.gbps * ctc_share(c.ctcs, r * c.gbps) for c in link.chpids)
+    else:
+        gbps = 0.0
+        for c in link.chpids:
+            half = c.ctcs / 2
+            lo = int(half)
+            low = ctc_share(lo, r * c.gbps) if lo else 0.0
+            high = ctc_share(lo + 1, r * c.gbps)
+            gbps += c.gbps * (low + (half - lo) * (high - low))
     return gbps * model.link_bytes_s_per_gbps / 4096
 
 
@@ -159,10 +175,10 @@ RELOCATION_ROUND_S = 0.1
 
 
 def scan_s(npages: int, link: LinkConfig, sharers: float = 1, model: LGRModel = MODEL,
-           cpu_speed: float = 1.0) -> float:
+           cpu_speed: float = 1.0, both_ways: bool = False) -> float:
     """Seconds one pass spends scanning the guest's DAT tables (CPU work of the source, whose
-    processors have ``cpu_speed``) and sending their status."""
-    link_bytes_s = link_pages_per_s(link, model) * 4096 / sharers
+    processors have ``cpu_speed``) and sending their status (``link_pages_per_s``)."""
+    link_bytes_s = link_pages_per_s(link, model, both_ways) * 4096 / sharers
     return npages / PAGES_PER_GB * model.dat_scan_s_per_gb / cpu_speed + \
         npages * model.scan_bytes_per_page / link_bytes_s
 
@@ -413,6 +429,22 @@ class RelocationEngine(MoveEngine[Relocation]):
         self.cpu_bins: dict[str, np.ndarray] = {}
         self.cpu_bins_s = 1.0
 
+    @staticmethod
+    def _way(r: Relocation) -> tuple[str, str]:
+        """The direction ``r`` sends over its link: the relocations going the same way share
+        it; those going the other way have the CHPIDs' other direction."""
+        return (r.source, r.dest)
+
+    def _both_ways(self, r: Relocation) -> bool:
+        """Another relocation under way sends over ``r``'s link the other way (its set-up
+        over): the link's CTC devices are then shared between the two directions."""
+        return any(x.active and x.passes and x.source == r.dest and x.dest == r.source
+                   for x in self.active)
+
+    def _cap(self, r: Relocation) -> float:
+        """Pages a second ``r``'s link carries in ``r``'s direction now (``link_pages_per_s``)."""
+        return link_pages_per_s(r.link, self.model, self._both_ways(r))
+
     def find_link(self, a: str, b: str) -> LinkConfig | None:
         """The ISFC link between two members, if the scenario has one."""
         for link in self.sim.scenario.links:
@@ -471,9 +503,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         # what set-up each had left, the first in turn scanned as if alone on the link)
         now = self._now + 1e-9
         under_way = sum(1 for x in self.active if x.t_start + self.model.setup_s <= now
-                        and set(x.link.members) == set(r.link.members))
+                        and self._way(x) == self._way(r))
         speed = self.sim.members[r.source].cfg.cpu_speed
-        r.scan_left_s = scan_s(g.npages, r.link, max(1, under_way), self.model, speed)
+        r.scan_left_s = scan_s(g.npages, r.link, max(1, under_way), self.model, speed,
+                               self._both_ways(r))
         r.scan_cpu_left_s = min(r.scan_left_s,
                                 g.npages / PAGES_PER_GB * self.model.dat_scan_s_per_gb / speed)
         # (it asks for a processor from now: shared out again for the rest of the round, or
@@ -661,11 +694,11 @@ class RelocationEngine(MoveEngine[Relocation]):
         over = end - first
         if over <= 0:
             return
-        key = set(group[0].link.members)
-        on = [x for x in self.active if set(x.link.members) == key and x not in group]
-        mine = [r for r in group if set(r.link.members) == key]
+        key = self._way(group[0])
+        on = [x for x in self.active if self._way(x) == key and x not in group]
+        mine = [r for r in group if self._way(r) == key]
         after = self._link_shares(on + mine, sending=set(mine))
-        full = link_pages_per_s(group[0].link, self.model)
+        full = self._cap(group[0])
         for x in on:
             if not x.step_pages or x.step_send_s <= 0 or x not in before:
                 continue
@@ -699,15 +732,15 @@ class RelocationEngine(MoveEngine[Relocation]):
             return (1.0 if r.scan_cpu_left_s > 1e-12 else 0.0), 0.0
         md = self.model
         src, dst = self.sim.members[r.source], self.sim.members[r.dest]
-        rate = link_pages_per_s(r.link, md) / max(1.0, sharers)
+        rate = self._cap(r) / max(1.0, sharers)
         per = md.send_cpu_s_per_page + (md.stage_s_per_page if r.state == "moving" else 0.0)
         return (min(1.0, per / src.cfg.cpu_speed * rate),
                 min(1.0, md.receive_cpu_s_per_page / dst.cfg.cpu_speed * rate))
 
     def _alone_on_link(self, r: Relocation) -> bool:
-        """No other relocation under way uses ``r``'s link."""
-        key = set(r.link.members)
-        return not any(x is not r and x.active and set(x.link.members) == key
+        """No other relocation under way uses ``r``'s link in its direction."""
+        key = self._way(r)
+        return not any(x is not r and x.active and self._way(x) == key
                        for x in self.active)
 
     def _page_cpu_s(self, r: Relocation) -> tuple[float, float]:
@@ -745,10 +778,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         """
         links: dict[tuple[str, ...], list[Relocation]] = {}
         for r in now:
-            links.setdefault(tuple(sorted(r.link.members)), []).append(r)
+            links.setdefault(self._way(r), []).append(r)
         out: dict[Relocation, float] = {}
         for rs in links.values():
-            cap = link_pages_per_s(rs[0].link, self.model)
+            cap = self._cap(rs[0])
             status = self.model.scan_bytes_per_page / 4096  # (pages' worth per page scanned)
             want = {r: (r.guest.npages * status / r.scan_left_s
                         if r.scan_left_s > 0 and r not in sending else math.inf)
@@ -791,7 +824,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         waits = False
         left = dt
         self._now = t
-        base_rate = link_pages_per_s(r.link, self.model)
+        base_rate = self._cap(r)
         rate = base_rate / sharers
         # (others taking a twentieth of the link or more)
         self._held(r, "source", "link_queue", sharers > 1.05)
@@ -854,7 +887,14 @@ class RelocationEngine(MoveEngine[Relocation]):
                 r.cpu_s += cpu
                 continue
             if r.send_left > 0:
-                self._held(r, "destination", "socket", receive > max(ordered, building))
+                # (inbound messages queue for the destination's processor where it is the
+                # slowest, and that costs the pass time unless its scan, going beside the
+                # pages, takes longer still)
+                socket = receive > max(ordered, building)
+                if socket and r.scan_sending:
+                    scan_wall = r.scan_cpu_left_s * self.cpu_stretch.get(r, 1.0)
+                    socket = r.send_left * (receive - building) > scan_wall
+                self._held(r, "destination", "socket", socket)
                 per_page = max(ordered, building, receive)
                 # reordering costs only while the link sets the pace
                 order_lost = (per_page - max(sending, building, receive)) / per_page
@@ -978,6 +1018,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                 r.ordering_lost_s += (used - waited) * order_lost
                 stop = int(out[K.X_STOP])
                 dst_frames_short = stop == K.SEND_DST_FRAMES
+                dst_io_spent = False
                 src_paging = stop == K.SEND_SRC_DASD or waited > 0.01 * dt
                 if dst_frames_short:
                     # the destination's demand scan makes room as the pages come in, as fast
@@ -992,16 +1033,18 @@ class RelocationEngine(MoveEngine[Relocation]):
                     now = t + (dt - left)
                     dst.note_short(now)
                     pool = self.io_for_moves[dst.name]
-                    sim.replenish(dst, short + max(1, budget_pages - sent), pool,
-                                  most=self._io_since(dst.name, pool[0], dst.short_at))
+                    most = self._io_since(dst.name, pool[0], dst.short_at)
+                    avail, had = min(io_left[dst.name][0], pool[0], most), pool[0]
+                    sim.replenish(dst, short + max(1, budget_pages - sent), pool, most=most)
                     dst_frames_short = inbound_frames(dst) <= 0
+                    # (the writes it could make in what the step's paging I/O offers now are
+                    # made: the devices' queue holds the rest)
+                    dst_io_spent = avail - (had - pool[0]) < 1.0
                 # held back only when the pages wait: room made in time (frames freed to
                 # XSTOR, or within the step's paging I/O) costs no time
                 self._held(r, "destination", "frames", dst_frames_short)
                 self._held(r, "source", "dest_backlog", dst_frames_short)
-                self._held(r, "destination", "paging_queue",
-                           dst_frames_short
-                           and min(io_left[dst.name][0], self.io_for_moves[dst.name][0]) < 1.0)
+                self._held(r, "destination", "paging_queue", dst_frames_short and dst_io_spent)
                 self._held(r, "source", "paging_queue", src_paging)
                 # the scan took pages of the arriving guest itself since the last step's
                 # relocation work (as the guests ran, or making room just now)
@@ -1159,9 +1202,9 @@ class RelocationEngine(MoveEngine[Relocation]):
         src, dst = self.sim.members[r.source], self.sim.members[r.dest]
         speed = src.cfg.cpu_speed
         md = self.model
-        per_page = share / link_pages_per_s(r.link, md) / \
+        per_page = share / self._cap(r) / \
             max(1e-9, 1.0 - ordering_fraction(r.link, md))
-        scan = scan_s(r.guest.npages, r.link, share, md, speed)
+        scan = scan_s(r.guest.npages, r.link, share, md, speed, self._both_ways(r))
         cpu = r.guest.npages / PAGES_PER_GB * md.dat_scan_s_per_gb / speed
         status = scan - cpu
         cur = r.passes[-1] if r.passes else None
@@ -1195,7 +1238,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         r.dirty_best = min(r.dirty_best, dirty)
         # (CP judges the changed set by the rate this relocation gets: its part of the link
         # when others share it)
-        if dirty <= self.model.quiesce_threshold_s * link_pages_per_s(r.link, self.model) \
+        if dirty <= self.model.quiesce_threshold_s * self._cap(r) \
                 / max(1.0, self.sharers.get(r, 1)):
             return True
         mq = r.options.maxquiesce_s
@@ -1329,7 +1372,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         """Pages per second the link can carry for ``r`` now (its share; 0 once ended)."""
         if not r.active:
             return 0.0
-        rate = link_pages_per_s(r.link, self.model) / max(1, self.sharers.get(r, 1))
+        rate = self._cap(r) / max(1, self.sharers.get(r, 1))
         return round(rate, 3)
 
     def pace(self, r: Relocation) -> float:
@@ -1338,7 +1381,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         processor building them and the destination's taking them (0 once ended)."""
         if not r.active:
             return 0.0
-        share = link_pages_per_s(r.link, self.model) / max(1, self.sharers.get(r, 1))
+        share = self._cap(r) / max(1, self.sharers.get(r, 1))
         ordered = 1.0 / share / max(1e-9, 1.0 - ordering_fraction(r.link, self.model))
         return round(1.0 / max(ordered, *self._page_cpu_s(r)), 3)
 

@@ -61,7 +61,8 @@ def build_summary(sim: Simulation, version: str = "") -> dict[str, Any]:
                       "instantiated": g.instantiated},
             "peak_pages": dict(g.peak),
             "first_pageout_s": {k: round(v, 3) for k, v in sorted(g.first_out.items())},
-            "paged_out": g.counters.xstor_out + g.counters.dasd_out + g.counters.dasd_clean,
+            # (pages that left central storage: one that went to XSTOR and on to DASD once)
+            "paged_out": g.counters.stolen(),
             "paged_in": g.counters.xstor_in + g.counters.dasd_in,
             # the mean over the run of the work in the unit of the guest's own workload at the
             # end; work in other units (an earlier workload, a suspend image) is by_unit

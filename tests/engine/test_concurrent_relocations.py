@@ -550,10 +550,70 @@ def test_cp_expects_the_quiesce_where_the_destinations_processor_sets_the_pace()
 
     free = relocation_under(slow, "MAXQUIESCE NOLIMIT", 400)
     assert free["result"] == "relocated"
-    assert free["throttle_s"]["destination:socket"] > 0.8 * free["relocation_s"]
+    # (in the live passes the scan beside the pages, with their staging, takes longer than
+    # receiving them: the socket holds back only the quiesced ones)
+    assert 0.75 * free["quiesce_s"] < free["throttle_s"]["destination:socket"] \
+        <= free["quiesce_s"] * 1.001
     # (its pass 7: the changed pages at the receiving's 3 us each, the scan beside them)
     assert free["quiesce_s"] < 23
     limit = free["quiesce_s"] - 5
     capped = relocation_under(slow, f"MAXQUIESCE {limit:.0f}", 400)
     assert capped["result"] == "MAXQUIESCE exceeded" and capped["quiesce_s"] == 0.0
     assert capped["message"].endswith(f"(expected {free['quiesce_s']:.1f} s)")
+
+
+def swap(directions: tuple[str, ...]) -> list[dict]:
+    """LNXA on MEMB1 and LNXB on MEMB2 (16 GB, all of it touched, then idle) relocated at once
+    IMMEDIATE, each as ``directions`` says ("A" MEMB1 to MEMB2, "B" back; "A2" LNXB also from
+    MEMB1 to MEMB2); processors of speed 4, so that the link sets the pace."""
+    text = two_members("both ways", 1.0, 4, 4.0, REFERENCE_LINK)
+    home = {"LNXA": "MEMB1", "LNXB": "MEMB2" if "B" in directions else "MEMB1"}
+    for userid, member in home.items():
+        text += f'''
+[[guest]]
+userid = "{userid}"
+member = "{member}"
+storage = "16G"
+workload = {{ type = "seqtouch", buffer_mb = 16384, rate_pages_s = 4000000 }}
+'''
+    for userid in ("LNXA", "LNXB")[:len(directions)]:
+        to = "MEMB1" if home[userid] == "MEMB2" else "MEMB2"
+        text += f'''
+[[timeline]]
+at_s = 20
+command = "VMRELOCATE MOVE USER {userid} TO {to} ASYNC IMMEDIATE"
+'''
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(200)
+    out = build_summary(sim)["relocations"]
+    assert [r["result"] for r in out] == ["relocated"] * len(directions)
+    return out
+
+
+def test_relocations_the_other_way_have_the_links_other_direction() -> None:
+    """FICON is full duplex, and z/VM writes each CTC device from one side at a time: two
+    guests swapped between two members each have a direction of the link, with half of its
+    CTC devices, and go faster than two sent the same way, which share one direction. (The
+    link was one, shared by every relocation on it whichever way it went: a swap of two busy
+    16 GB guests took 22.6 s, as long as sending both the same way.)"""
+    from ssisim.engine.migrations.relocation import link_pages_per_s
+
+    link = next(iter(loads_scenario(two_members("x", 1.0, 4, 4.0, REFERENCE_LINK)).links))
+    one_way = link_pages_per_s(link)
+    both_ways = link_pages_per_s(link, both_ways=True)
+    # half of each CHPID's four devices per direction: more than half the link each way
+    assert one_way / 2 < both_ways < one_way
+
+    def pace(r: dict) -> float:
+        first = r["pass_list"][0]
+        return first["pages"] / first["seconds"]
+
+    (alone,) = swap(("A",))
+    same = swap(("A", "A2"))
+    apart = swap(("A", "B"))
+    assert pace(alone) == pytest.approx(one_way, rel=0.05)
+    for r in same:
+        assert pace(r) == pytest.approx(one_way / 2, rel=0.05)
+    for r in apart:
+        assert pace(r) == pytest.approx(both_ways, rel=0.05)
+        assert r["relocation_s"] < 0.85 * min(x["relocation_s"] for x in same)

@@ -83,10 +83,12 @@ def test_the_guests_page_faults_come_before_the_relocations_reads() -> None:
     """For storage, existing work comes first: a relocation reads its guest's pages on DASD
     with the places in the paging devices' queue that the guests' faulting virtual CPUs leave.
     The more virtual CPUs fault on the source, the slower the relocation (it used to read
-    first, and went as fast either way)."""
+    first, and went as fast either way). HOG's three touchers fault on three virtual CPUs; a
+    toucher is one thread, so three virtual CPUs alone would not do."""
     hog = 'userid = "HOG"\nmember = "SRC"\n'
     two = relocation(source_short("8G", 2.0))  # 2 faulting virtual CPUs, 4 places
-    four = relocation(source_short("8G", 2.0).replace(hog, hog + "vcpus = 3\n"))
+    four = relocation(source_short("8G", 2.0).replace(hog, hog + "vcpus = 3\n").replace(
+        "buffer_mb = 6000,", "buffer_mb = 6000, instances = 3,"))
     roomy = relocation(source_short("32G", 2.0))
     assert roomy["relocation_s"] * 5 < two["relocation_s"] < four["relocation_s"]
 
@@ -165,6 +167,14 @@ def test_the_pace_does_not_hang_on_the_step(step_s: float) -> None:
     one = relocation(short_destination(0.5), 240)
     other = relocation(short_destination(0.5, step_s), 240)
     assert other["relocation_s"] == pytest.approx(one["relocation_s"], rel=0.05)
+    # and so does what holds it: the destination's paging devices, writing out to make room,
+    # for as long as it waits for frames (the paging-queue throttle was reported while the
+    # step's paging I/O happened to be used up when the pages came: 27 s at 1 s steps, none
+    # at 2 s, 77 s at 0.5 s, of 80 s short of frames)
+    for r in (one, other):
+        held = r["throttle_s"]
+        assert held["destination:paging_queue"] == pytest.approx(held["destination:frames"])
+        assert held["destination:frames"] > 0.8 * r["relocation_s"]
 
 
 def many_at_once(cpus: int) -> str:

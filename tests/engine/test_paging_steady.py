@@ -213,7 +213,8 @@ def test_a_guest_waiting_for_frames_that_wait_for_writes_holds_its_places() -> N
     """A guest still touching pages for the first time needs no reads, but on a member whose
     paging device cannot write out pages as fast as it takes frames, its virtual CPUs wait for
     frames, and the frames for writes in the device's queue: they hold its places as faults
-    do, so a relocation from the member reads with what is left (they counted none)."""
+    do, so a relocation from the member reads with what is left (they counted none). Its
+    three touchers wait on three virtual CPUs; one toucher would hold one place."""
     text = '''
 format = "ssisim-scenario"
 version = 1
@@ -236,7 +237,7 @@ userid = "GROW"
 member = "M1"
 storage = "8G"
 vcpus = 3
-workload = { type = "seqtouch", buffer_mb = 6000, rate_pages_s = 200000 }
+workload = { type = "seqtouch", buffer_mb = 6000, rate_pages_s = 200000, instances = 3 }
 '''
     sim = Simulation(loads_scenario(text))
     sim.run_until(20)
