@@ -77,6 +77,8 @@ class WorkloadDriver:
         """Run ``g``'s workload for ``dt`` seconds with ``cpu_s`` of the member's CPU."""
         w = self._application(g)
         if w.starting:
+            # (its start-up walks its heap with all of its virtual CPUs)
+            g.faulters = g.cfg.vcpus
             dt, cpu_s = self._start_up(m, g, w, dt, cpu_s, wait, io_left)
             if dt <= 1e-9:
                 return

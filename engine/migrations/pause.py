@@ -601,6 +601,10 @@ class PauseEngine:
             c.lead_s = 0.0
             work = c.seconds_left / part  # seconds it takes at its part of a processor
             done = 1.0 if work <= span else span / work
+            if c.inline:
+                # (its user ID stays taken until all of it is done: at its part of a
+                # processor, later than a whole one would finish it)
+                c.detach_until = max(c.detach_until, t0 + work)
             # (processors' worth over the time it ran, its lead included)
             m.cleanup_cpus += part * min(work, span) / span if span > 0 else 0.0
             c.walk_s -= c.walk_s * min(1.0, done)

@@ -143,7 +143,7 @@ def ctc_share(ctcs: int, turnaround_ratio: float) -> float:
     return 1.0 - 1.0 / total
 
 
-def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL, both_ways: bool = False) -> float:
+def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL, devices: float = 1.0) -> float:
     """Pages per second the ISFC link carries one way: its CHPIDs' payload rates
     (``link_bytes_s_per_gbps``, each way: Fibre Channel is full duplex), each by the share of
     its time its CTC devices keep it carrying data (``ctc_share``), their turn-around over a
@@ -152,20 +152,19 @@ def link_pages_per_s(link: LinkConfig, model: LGRModel = MODEL, both_ways: bool 
     A CTC device is written by one side at a time (both writing at once is a write collision,
     which z/VM avoids: the member of the lesser system name writes on the devices from the
     lowest device number up, the other from the highest down; IBM, "Avoidance of write
-    collisions", Linux on IBM Z and LinuxONE performance documentation). So where both members
-    send (``both_ways``), each direction has half of each CHPID's devices, fractional halves
-    counted between the whole numbers; the CHPID's bandwidth in each direction is its own."""
+    collisions", Linux on IBM Z and LinuxONE performance documentation). ``devices`` is the
+    share of each CHPID's devices this direction has (``RelocationEngine._devices``: all when
+    nothing goes the other way, half each when both directions are saturated), a fractional
+    device counted between the whole numbers; each direction has the CHPID's bandwidth."""
     r = model.ctc_turnaround_per_gbps
-    if not both_ways:
-        gbps = sum(c.gbps * ctc_share(c.ctcs, r * c.gbps) for c in link.chpids)
-    else:
-        gbps = 0.0
-        for c in link.chpids:
-            half = c.ctcs / 2
-            lo = int(half)
-            low = ctc_share(lo, r * c.gbps) if lo else 0.0
-            high = ctc_share(lo + 1, r * c.gbps)
-            gbps += c.gbps * (low + (half - lo) * (high - low))
+    gbps = 0.0
+    for c in link.chpids:
+        n = c.ctcs * devices
+        lo = int(n + 1e-9)
+        share = ctc_share(lo, r * c.gbps) if lo else 0.0
+        if n - lo > 1e-9:
+            share += (n - lo) * (ctc_share(lo + 1, r * c.gbps) - share)
+        gbps += c.gbps * share
     return gbps * model.link_bytes_s_per_gbps / 4096
 
 
@@ -175,10 +174,10 @@ RELOCATION_ROUND_S = 0.1
 
 
 def scan_s(npages: int, link: LinkConfig, sharers: float = 1, model: LGRModel = MODEL,
-           cpu_speed: float = 1.0, both_ways: bool = False) -> float:
+           cpu_speed: float = 1.0, devices: float = 1.0) -> float:
     """Seconds one pass spends scanning the guest's DAT tables (CPU work of the source, whose
     processors have ``cpu_speed``) and sending their status (``link_pages_per_s``)."""
-    link_bytes_s = link_pages_per_s(link, model, both_ways) * 4096 / sharers
+    link_bytes_s = link_pages_per_s(link, model, devices) * 4096 / sharers
     return npages / PAGES_PER_GB * model.dat_scan_s_per_gb / cpu_speed + \
         npages * model.scan_bytes_per_page / link_bytes_s
 
@@ -435,15 +434,29 @@ class RelocationEngine(MoveEngine[Relocation]):
         it; those going the other way have the CHPIDs' other direction."""
         return (r.source, r.dest)
 
-    def _both_ways(self, r: Relocation) -> bool:
-        """Another relocation under way sends over ``r``'s link the other way (its set-up
-        over): the link's CTC devices are then shared between the two directions."""
-        return any(x.active and x.passes and x.source == r.dest and x.dest == r.source
-                   for x in self.active)
+    def _devices(self, r: Relocation, sending: Collection[Relocation] = ()) -> float:
+        """The share of its link's CTC devices ``r``'s direction has now: all of them, less
+        what the relocations going the other way keep busy. Each side writes on the devices
+        from its own end, so a side sending at a fraction ``f`` of what half of the devices
+        carry holds about ``f / 2`` of them: both saturated, half each. A relocation's demand
+        is its pages at its processors' pace (the source's building, the destination's
+        receiving), none while it sets up or scans before sending (its status records are few
+        bytes a page; ``sending``: counted as sending whatever they do now)."""
+        want = 0.0
+        for x in self.active:
+            if x.active and x.passes and x.source == r.dest and x.dest == r.source and (
+                    x in sending
+                    or x.send_left > 0 and not (x.scan_left_s > 0 and not x.scan_sending)):
+                want += 1.0 / max(1e-12, *self._page_cpu_s(x))
+        if want <= 0.0:
+            return 1.0
+        half = link_pages_per_s(r.link, self.model, 0.5)
+        return 1.0 - min(1.0, want / half) / 2
 
     def _cap(self, r: Relocation) -> float:
-        """Pages a second ``r``'s link carries in ``r``'s direction now (``link_pages_per_s``)."""
-        return link_pages_per_s(r.link, self.model, self._both_ways(r))
+        """Pages a second ``r``'s link carries in ``r``'s direction now (``link_pages_per_s``
+        with the devices ``_devices`` leaves it)."""
+        return link_pages_per_s(r.link, self.model, self._devices(r))
 
     def find_link(self, a: str, b: str) -> LinkConfig | None:
         """The ISFC link between two members, if the scenario has one."""
@@ -506,7 +519,7 @@ class RelocationEngine(MoveEngine[Relocation]):
                         and self._way(x) == self._way(r))
         speed = self.sim.members[r.source].cfg.cpu_speed
         r.scan_left_s = scan_s(g.npages, r.link, max(1, under_way), self.model, speed,
-                               self._both_ways(r))
+                               self._devices(r))
         r.scan_cpu_left_s = min(r.scan_left_s,
                                 g.npages / PAGES_PER_GB * self.model.dat_scan_s_per_gb / speed)
         # (it asks for a processor from now: shared out again for the rest of the round, or
@@ -658,6 +671,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         act = self.active
         self._share_out(act, span)
         before = self._link_shares(act)
+        devices = {x: self._devices(x) for x in act}
         rounds = max(1, math.ceil(span / RELOCATION_ROUND_S - 1e-9))
         waiting: set[Relocation] = set()
         for n in range(rounds):
@@ -671,9 +685,10 @@ class RelocationEngine(MoveEngine[Relocation]):
             for r in now[k:] + now[:k]:
                 if self._advance_one(r, span / rounds, self.sharers[r], n, rounds, t0):
                     waiting.add(r)
-        self._owe_link(group, before)
+        self._owe_link(group, before, devices)
 
-    def _owe_link(self, group: list[Relocation], before: dict[Relocation, float]) -> None:
+    def _owe_link(self, group: list[Relocation], before: dict[Relocation, float],
+                  devices: dict[Relocation, float]) -> None:
         """The relocations on the link of the relocations ``group`` (joined within the step, at
         one moment) that sent in this step before they joined it owe what they sent beyond
         their share with the group sending too, for as long as both sent (from the start of
@@ -682,8 +697,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         pace at a share of the link comes from its pace in the step (its pages' link time and
         the CPU time that adds to it, staging); ``before`` holds the ways each shared the link
         before the group came, so a second group joined in the same step charges only the
-        further drop. (Unpaid, a relocation joined 1.5 s into a step of 10 s beside one that
-        had had the whole link made that one 10 % faster than at steps of 0.5 s.)"""
+        further drop, and ``devices`` the share of the link's CTC devices each direction had
+        (the group going the other way takes some: ``_devices``). (Unpaid, a relocation joined
+        1.5 s into a step of 10 s beside one that had had the whole link made that one 10 %
+        faster than at steps of 0.5 s; one going the other way 2.3 % faster.)"""
         group = [r for r in group if r.step_pages and r.passes]
         if not group:
             return
@@ -694,19 +711,21 @@ class RelocationEngine(MoveEngine[Relocation]):
         over = end - first
         if over <= 0:
             return
-        key = self._way(group[0])
-        on = [x for x in self.active if self._way(x) == key and x not in group]
-        mine = [r for r in group if self._way(r) == key]
+        key = set(group[0].link.members)
+        on = [x for x in self.active if set(x.link.members) == key and x not in group]
+        mine = [r for r in group if set(r.link.members) == key]
         after = self._link_shares(on + mine, sending=set(mine))
-        full = self._cap(group[0])
         for x in on:
             if not x.step_pages or x.step_send_s <= 0 or x not in before:
                 continue
+            # its direction's capacity before the group came and with it sending
+            full_was = link_pages_per_s(x.link, self.model, devices.get(x, 1.0))
+            full_now = link_pages_per_s(x.link, self.model, self._devices(x, mine))
             had = x.step_pages / x.step_send_s  # its pace while it sent, pages a second
             # (the time a page takes it besides its part of the link)
-            extra = max(0.0, 1.0 / had - x.step_sharers / full)
-            was = 1.0 / (before[x] / full + extra)
-            now = 1.0 / (after[x] / full + extra)
+            extra = max(0.0, 1.0 / had - x.step_sharers / full_was)
+            was = 1.0 / (before[x] / full_was + extra)
+            now = 1.0 / (after[x] / full_now + extra)
             x.link_owed += max(0.0, was - now) * min(over, x.step_send_s)
 
     def _io_since(self, name: str, left: float, since: float | None) -> float:
@@ -828,6 +847,8 @@ class RelocationEngine(MoveEngine[Relocation]):
         rate = base_rate / sharers
         # (others taking a twentieth of the link or more)
         self._held(r, "source", "link_queue", sharers > 1.05)
+        # (relocations going the other way holding some of the link's devices)
+        fewer_devices = base_rate < 0.97 * link_pages_per_s(r.link, self.model)
         order = ordering_fraction(r.link, self.model)
         io_left = sim.io_left
         while left > 1e-12 and r.active:
@@ -896,6 +917,10 @@ class RelocationEngine(MoveEngine[Relocation]):
                     socket = r.send_left * (receive - building) > scan_wall
                 self._held(r, "destination", "socket", socket)
                 per_page = max(ordered, building, receive)
+                # (the messages queue for the devices the other direction leaves, where the
+                # link sets the pace)
+                self._held(r, "source", "link_queue",
+                           fewer_devices and ordered > max(building, receive))
                 # reordering costs only while the link sets the pace
                 order_lost = (per_page - max(sending, building, receive)) / per_page
                 # staging a page holds a frame for stage_hold_s: at the link's pace the
@@ -1204,7 +1229,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         md = self.model
         per_page = share / self._cap(r) / \
             max(1e-9, 1.0 - ordering_fraction(r.link, md))
-        scan = scan_s(r.guest.npages, r.link, share, md, speed, self._both_ways(r))
+        scan = scan_s(r.guest.npages, r.link, share, md, speed, self._devices(r))
         cpu = r.guest.npages / PAGES_PER_GB * md.dat_scan_s_per_gb / speed
         status = scan - cpu
         cur = r.passes[-1] if r.passes else None

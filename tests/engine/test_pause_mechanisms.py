@@ -328,6 +328,28 @@ def test_storage_resets_share_the_members_processors() -> None:
         assert t == pytest.approx(2 * alone, rel=0.02)
 
 
+def test_an_inline_reset_sharing_the_processor_holds_the_user_id_until_it_is_done() -> None:
+    """Inline, the user ID stays taken until every page is reset, also where two resets share
+    one processor and each takes twice as long. (It was freed when a whole processor would
+    have finished: BIGA logged on again at 18.8 s with 1.7 million frames still to clear.)"""
+    sim = Simulation(loads_scenario(two_logoffs(True, 0.1)))
+    sim.run_until(15.05)
+    while not sim.execute("XAUTOLOG BIGA").ok:
+        sim.step()
+    (done,) = [c.t_end for c in sim.pause.cleanups if c.userid == "BIGA"]
+    assert done is not None and done <= sim.t + 1e-9
+    assert done - 15 == pytest.approx(2 * cleanup_alone(), rel=0.02)
+
+
+def cleanup_alone() -> float:
+    """Seconds BIGA's inline reset takes alone on the member of ``two_logoffs``."""
+    sim = Simulation(loads_scenario(two_logoffs(False)))
+    sim.run_until(40)
+    (c,) = sim.pause.cleanups
+    assert c.t_end is not None
+    return c.t_end - c.t_start
+
+
 def force_then_logon(step_s: float) -> str:
     """BIG (34 GB, all in central storage) is forced off at 15 s and logged on again at 16 s;
     in the cleanup state its user ID is free 0.17 s after the FORCE."""
