@@ -79,7 +79,7 @@ class PauseModel:
     #: cleanup-state change; less its walk of the DAT tables of its 2048 GB of defined storage
     #: at the relocation's scan rate (``lgr.dat_scan_s_per_gb``, 0.03865 s a GB: 79.2 s),
     #: 485.8 s / (2002 x 262,144 pages) = 0.93 us a frame, about 4.4 GB/s.
-    clear_frame_s: float = (565.0 - 2048 * 0.03865) / (2002.0 * PAGES_PER_GB)
+    clear_frame_s: float = (565.0 - 2048 * LGR.dat_scan_s_per_gb) / (2002.0 * PAGES_PER_GB)
     #: Logoff cleanup, per DASD slot or XSTOR block the guest held: it is only marked free in
     #: its allocation map, no data is touched, seconds. Assumed 0.1 us: reading the page's entry
     #: and clearing a bit, a tenth of clearing a frame.

@@ -458,6 +458,11 @@ class RelocationEngine(MoveEngine[Relocation]):
         with the devices ``_devices`` leaves it)."""
         return link_pages_per_s(r.link, self.model, self._devices(r))
 
+    def _link_s_per_page(self, r: Relocation, ways: float) -> float:
+        """Seconds a page of ``r`` takes on its link sharing its direction ``ways`` ways,
+        waiting to be presented in order included (``ordering_fraction``)."""
+        return ways / self._cap(r) / max(1e-9, 1.0 - ordering_fraction(r.link, self.model))
+
     def find_link(self, a: str, b: str) -> LinkConfig | None:
         """The ISFC link between two members, if the scenario has one."""
         for link in self.sim.scenario.links:
@@ -807,9 +812,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     for r in rs if r in sending or (r.passes and r.setup_left_s <= 1e-12)}
             # (a scan whose pages would go at the link's pace beside those sending now: sending)
             ways = 1 + sum(1 for w in want.values() if w == math.inf)
-            order = ordering_fraction(rs[0].link, self.model)
             beside = {r for r, w in want.items() if w < math.inf and pages_beside_scan(
-                r, ways / cap / max(1e-9, 1.0 - order), *self._page_cpu_s(r))}
+                r, self._link_s_per_page(r, ways), *self._page_cpu_s(r))}
             want.update((r, math.inf) for r in beside)
             if mark:
                 for r in rs:
@@ -1227,8 +1231,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         src, dst = self.sim.members[r.source], self.sim.members[r.dest]
         speed = src.cfg.cpu_speed
         md = self.model
-        per_page = share / self._cap(r) / \
-            max(1e-9, 1.0 - ordering_fraction(r.link, md))
+        per_page = self._link_s_per_page(r, share)
         scan = scan_s(r.guest.npages, r.link, share, md, speed, self._devices(r))
         cpu = r.guest.npages / PAGES_PER_GB * md.dat_scan_s_per_gb / speed
         status = scan - cpu
@@ -1406,8 +1409,7 @@ class RelocationEngine(MoveEngine[Relocation]):
         processor building them and the destination's taking them (0 once ended)."""
         if not r.active:
             return 0.0
-        share = self._cap(r) / max(1, self.sharers.get(r, 1))
-        ordered = 1.0 / share / max(1e-9, 1.0 - ordering_fraction(r.link, self.model))
+        ordered = self._link_s_per_page(r, max(1, self.sharers.get(r, 1)))
         return round(1.0 / max(ordered, *self._page_cpu_s(r)), 3)
 
     def incoming_on(self, member: str) -> list[Guest]:

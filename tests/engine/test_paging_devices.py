@@ -109,15 +109,16 @@ def test_a_small_fast_volume_beside_a_slow_one_adds_its_share_only() -> None:
     assert even > slow * 1.6  # the slow one has half of it: about twice as much in all
 
 
-def single_toucher(vcpus: int) -> str:
-    """T1 walks 6G on a 4G member, one thread; DB beside it faults on the same volume."""
+def small_member(name: str, seconds: int) -> str:
+    """A scenario's start: M1, 16 processors and 4G of central storage, paging to one ECKD
+    volume that serves two reads at a time."""
     return f'''
 format = "ssisim-scenario"
 version = 1
-name = "one thread"
+name = "{name}"
 [run]
 seed = 5
-duration_s = 600
+duration_s = {seconds}
 step_s = 1
 [[member]]
 name = "M1"
@@ -128,7 +129,12 @@ central = "4G"
   size = "32G"
   kind = "eckd"
   queue_depth = 2
-[[guest]]
+'''
+
+
+def single_toucher(vcpus: int) -> str:
+    """T1 walks 6G on a 4G member, one thread; DB beside it faults on the same volume."""
+    return small_member("one thread", 600) + f'''[[guest]]
 userid = "T1"
 member = "M1"
 storage = "8G"
@@ -168,24 +174,7 @@ def starting_up(via_logon: bool, vcpus: int) -> str:
     300 s, by a logon or a WORKLOAD START, on a 4G member that HOG keeps paging through one
     device serving two reads at a time."""
     app = '{ type = "database", wss_mb = 3072, requests_per_s = 10, startup_cpu_s = 20 }'
-    text = f'''
-format = "ssisim-scenario"
-version = 1
-name = "start-up"
-[run]
-seed = 5
-duration_s = 900
-step_s = 1
-[[member]]
-name = "M1"
-cpus = 16
-central = "4G"
-  [[member.volume]]
-  volid = "P1"
-  size = "32G"
-  kind = "eckd"
-  queue_depth = 2
-[[guest]]
+    text = small_member("start-up", 900) + f'''[[guest]]
 userid = "HOG"
 member = "M1"
 storage = "8G"
