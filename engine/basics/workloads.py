@@ -7,6 +7,7 @@ units and defaults are in ``WORKLOAD_TYPES`` (the scenario format and ``WORKLOAD
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -237,6 +238,9 @@ class RegionPlan:
     #: virtual CPUs the walk can use at most (0: its share of all of them): a sequential
     #: toucher is one thread, on one virtual CPU, with one page fault outstanding at a time
     threads: int = 0
+    #: a part of requests whose other parts are the guest's other regions: every request
+    #: references all of them, so their walks go on together (``WorkloadDriver``)
+    together: bool = False
 
     def __post_init__(self) -> None:
         #: the region's pages, and its key among a guest's references held back
@@ -490,10 +494,13 @@ class Workload:
             cpu = reqs * p["cpu_ms_per_request"] / 1000.0
             hot = max(1, int(wss * p["hot_fraction"])) if p["hot_fraction"] > 0 else 0
             hs = p["hot_share"] if hot > 0 else 0.0
-            plans.append(_random_region(0, hot, refs * hs, p["write_frac"], cpu * hs, reqs * hs,
-                                        hs))
-            plans.append(_random_region(hot, wss, refs * (1 - hs), p["write_frac"],
-                                        cpu * (1 - hs), reqs * (1 - hs), 1 - hs))
+            parts = [r for r in (
+                _random_region(0, hot, refs * hs, p["write_frac"], cpu * hs, reqs * hs, hs),
+                _random_region(hot, wss, refs * (1 - hs), p["write_frac"], cpu * (1 - hs),
+                               reqs * (1 - hs), 1 - hs)) if r is not None and r.hi > r.lo]
+            # (each request references both: the hot part's pages and the rest's)
+            plans.extend(dataclasses.replace(r, together=True) if len(parts) > 1 else r
+                         for r in parts)
         return [r for r in plans if r is not None and r.hi > r.lo]
 
     def offered_units(self, dt: float) -> float:

@@ -24,6 +24,11 @@ from ..world.world import World
 #: computing, so that short steps, each with few faults, measure it as a second does
 PACE_S = 1.0
 
+#: rounds in which the regions of a request workload are walked together, in parts of how
+#: far they got in the last step (``WorkloadDriver._walk_together``): a way of computing;
+#: where one of them stops, the others have gone at most a round's part further
+TOGETHER_ROUNDS = 8
+
 #: the most times a step's touches of one region wait for the demand scan to free frames (each
 #: time it frees a piece, ``Pager.make_room``): a bound that only a runaway loop reaches
 MAX_REFILLS = 10_000
@@ -110,7 +115,14 @@ class WorkloadDriver:
         # the step's held-back references, while every region's are whole ones (None: not)
         steady: list[tuple[list[float], float]] | None = [] if plans and defer else None
         walks: list[_Walk] = []
-        for i, r in enumerate(plans):
+        alone = plans
+        if len(plans) > 1 and plans[0].together \
+                and not all(self._may_defer(m, g, r) for r in plans):
+            # the parts of its requests: walked together, or not at all
+            units, cpu_used = self._walk_together(m, g, plans, dt, cpu_s, wait, io_left)
+            steady = None
+            alone = []
+        for i, r in enumerate(alone):
             key = r.key
             if r.log_q < 0 and defer:
                 done = self._defer_random(m, g, r, budget)
@@ -230,6 +242,70 @@ class WorkloadDriver:
             g.walk_pace.pop(r.key, None)  # the plan is within reach
         else:
             g.walk_pace[r.key] = can
+
+    def _may_defer(self, m: Member, g: Guest, r: RegionPlan) -> bool:
+        """Whether ``_defer_random`` may hold back the step's references to ``r`` (whether
+        its walk would fault or take frames the demand scan must free)."""
+        if r.log_q >= 0 or not self.world.defer_touches:
+            return False
+        pend = g.pending.get(r.key)
+        if pend is not None:
+            return pend[1] == r.write_frac
+        if g.settled.get(r.key) == g.page_gen:
+            return True
+        return self.world.defer_first_touches and not (
+            g.n_xst or g.n_dsd or m.xstor_used or m.slots_used or not m.roomy)
+
+    def _walk_together(self, m: Member, g: Guest, plans: list[RegionPlan], dt: float,
+                       cpu_s: float, wait: float, io_left: list[float]) -> tuple[float, float]:
+        """Walk the regions of a request workload together: ``(units, CPU seconds)``.
+
+        Every request references pages of each region (the hot part of its working set and
+        the rest), so a request served costs the time of its references to each, faults
+        included: the walks share the guest's CPU, its virtual CPUs' time and its paging I/O,
+        and go on in rounds, each a part of every region's lap, until one of them cannot go
+        on (its faults used the time up, or the paging I/O); then none does. (Walked each with
+        its own share of the time, the hot part served its share of the requests at memory
+        speed while the rest waited on its faults: a database with half its references to its
+        hot tenth kept 251 of 500 transactions a second on one volume of 200 I/Os a second,
+        where the faults each transaction makes allow about 3.)
+        """
+        if any(r.key in g.pending or r.key in g.pending_seq for r in plans):
+            g.flush_pending()
+        speed = m.cfg.cpu_speed
+        pool = [cpu_s * speed, g.cfg.vcpus * dt * speed]
+        part = [io_left[0]]
+        walks = [_Walk(self, m, g, i, r, dt, cpu_s, wait, part, pool)
+                 for i, r in enumerate(plans)]
+        # the region that held the others back last step goes first in each round, and the
+        # others go no further than it got (its faults are then the requests' time); the
+        # rounds are parts of how far they got last step, so that each gets its part of the
+        # paging I/O as the step goes (doubling once past it, where they can go further now)
+        lead = g.walks_lead if g.walks_lead < len(walks) else 0
+        order = [lead] + [i for i in range(len(walks)) if i != lead]
+        stop = K.STOP_DONE
+        step = max(g.walks_reach, 1.0 / 1024) / TOGETHER_ROUNDS
+        target = reach = 0.0
+        while target < 1.0 and stop == K.STOP_DONE:
+            target = min(1.0, target + step)
+            if target > g.walks_reach:
+                step *= 2.0
+            reach = target
+            for i in order:
+                run, r = walks[i], plans[i]
+                upto = int(r.max_cover * reach) - (r.max_cover - run.cover)
+                if upto > 0:
+                    run.go(quota=None, upto=upto)
+                reach = min(reach, 1.0 - run.cover / r.max_cover)
+                if run.stop != K.STOP_DONE and stop == K.STOP_DONE:
+                    stop = run.stop
+                    g.walks_lead = i
+        g.walks_reach = reach
+        for run in walks:
+            run.stop = stop
+            run.end()
+        io_left[0] -= walks[0].given - part[0]
+        return sum(run.units for run in walks), sum(run.cpu_used for run in walks)
 
     def _defer_random(self, m: Member, g: Guest, r: RegionPlan, budget: float
                       ) -> tuple[float, float, tuple[list[float], float] | None] | None:
@@ -493,7 +569,8 @@ class _Walk:
     """
 
     def __init__(self, driver: WorkloadDriver, m: Member, g: Guest, i: int, r: RegionPlan,
-                 dt: float, cpu_s: float, wait: float, part: list[float]) -> None:
+                 dt: float, cpu_s: float, wait: float, part: list[float],
+                 pool: list[float] | None = None) -> None:
         self.driver, self.m, self.g, self.r, self.dt, self.wait = driver, m, g, r, dt, wait
         if g.relocating:
             g.note_changes(r.lo, r.hi)
@@ -510,10 +587,13 @@ class _Walk:
             cur[1] = carried_gap(cur[1], g.gap_log_q.get(i, rp.log_q), rp.log_q)
         g.gap_log_q[i] = rp.log_q
         speed = m.cfg.cpu_speed
-        self.budget_cpu = self.budget_cpu0 = r.work(cpu_s * speed, dt, speed)
-        # (the kernels count in work: the virtual CPUs' time, and the faults' waits, at
-        # the processors' speed; a walk of one thread waits for one fault at a time)
-        self.budget_wall = self.budget_wall0 = r.work(g.cfg.vcpus * dt * speed, dt, speed)
+        #: what is left of its budget of CPU and of the virtual CPUs' time (in work: the
+        #: kernels count the virtual CPUs' time, and the faults' waits, at the processors'
+        #: speed; a walk of one thread waits for one fault at a time), shared with the walks
+        #: of the other parts of the same requests (``pool``), and what it was
+        self.pool = pool if pool is not None else [
+            r.work(cpu_s * speed, dt, speed), r.work(g.cfg.vcpus * dt * speed, dt, speed)]
+        self.pool0 = (self.pool[0], self.pool[1])
         self.cover = r.max_cover
         self.walked = 0
         self.part = part
@@ -524,9 +604,10 @@ class _Walk:
         self.units = 0.0
         self.cpu_used = 0.0
 
-    def go(self, quota: int | None) -> None:
+    def go(self, quota: int | None, upto: int | None = None) -> None:
         """Walk until the step's budget, cover or paging I/O ends it, or, with ``quota``,
-        until it has taken that many of the free frames (``held``: it goes on later)."""
+        until it has taken that many of the free frames (``held``: it goes on later); with
+        ``upto``, no further than that many pages of its cover."""
         d, m, g, r, rp, cur, part = (self.driver, self.m, self.g, self.r, self.rp, self.cur,
                                      self.part)
         pm = d.model
@@ -537,12 +618,14 @@ class _Walk:
         assert planes is not None
         left = quota
         self.held = False
+        pool = self.pool
+        cap = self.cover if upto is None else min(self.cover, upto)
         for _refill in range(MAX_REFILLS):
             member_free = m.free_frames
             avail = member_free if left is None else max(0, min(member_free, left))
             K.touch_region(
-                planes, r.lo, r.hi, cur[0], cur[1], rp.log_q, self.cover, r.write_frac,
-                self.budget_cpu, self.budget_wall, rp.cpu_s_per_touch, pm.new_page_s,
+                planes, r.lo, r.hi, cur[0], cur[1], rp.log_q, cap, r.write_frac,
+                pool[0], pool[1], rp.cpu_s_per_touch, pm.new_page_s,
                 pm.xstor_fault_s, self.wait * speed, pm.dasd_fault_cpu_s, avail,
                 io_budget(m, part[0], block),
                 g.relocating, g.rng, out, block, g.seg_map, m.seg_reserve,
@@ -556,9 +639,10 @@ class _Walk:
                 left -= member_free - m.free_frames
             self.units += touches * rp.units_per_touch
             self.cpu_used += out[K.T_CPU_S] / speed
-            self.budget_cpu -= out[K.T_CPU_S]
-            self.budget_wall -= out[K.T_WALL_S]
+            pool[0] -= out[K.T_CPU_S]
+            pool[1] -= out[K.T_WALL_S]
             self.cover -= int(out[K.T_COVERED])
+            cap -= int(out[K.T_COVERED])
             self.stop = stop = int(out[K.T_STOP])
             if stop in (K.STOP_DONE, K.STOP_BUDGET) and faults == 0 \
                     and g.n_cen == g.instantiated and d.world.defer_touches \
@@ -589,9 +673,8 @@ class _Walk:
         if r.log_q < 0 and self.stop in (K.STOP_DONE, K.STOP_BUDGET):
             # (a walk the step's paging I/O or frames ended says what was left for it,
             # not what the guest can do: its pace stands)
-            b0, w0 = self.budget_cpu0, self.budget_wall0
+            (b0, w0), (b, w) = self.pool0, self.pool
             self.driver._note_pace(
-                g, r, self.dt, self.walked, self.stop == K.STOP_DONE,
-                max(1.0 - self.budget_cpu / b0 if b0 > 0 else 1.0,
-                    1.0 - self.budget_wall / w0 if w0 > 0 else 1.0))
+                g, r, self.dt, self.walked, self.cover <= 0,
+                max(1.0 - b / b0 if b0 > 0 else 1.0, 1.0 - w / w0 if w0 > 0 else 1.0))
         return self.part[0]

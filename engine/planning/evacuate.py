@@ -450,7 +450,9 @@ def _figures(cand: Candidate, runs: list[dict[str, Any]], baselines: list[dict[s
 
 def _lost_pct(run: dict[str, Any], base: dict[str, Any]) -> float:
     """Mean over the destinations' guests of the work they lost while the evacuation ran, as a
-    percentage of what they did in the same time without it."""
+    percentage of what they did in the same time without it (none below 0: guests arriving on
+    their member take nothing from them that they could gain, and a run that differs from its
+    baseline from ``--at`` on does a little more or less by chance)."""
     n = round((run["end_s"] - base["t0"]) / base["step_s"])
     pcts = []
     for u, done in run["work"].items():
@@ -460,7 +462,7 @@ def _lost_pct(run: dict[str, Any], base: dict[str, Any]) -> float:
         ref = series[min(n, len(series)) - 1]
         if ref > 0:
             pcts.append(100.0 * (ref - done) / ref)
-    return statistics.fmean(pcts) if pcts else 0.0
+    return max(0.0, statistics.fmean(pcts)) if pcts else 0.0
 
 
 # -- the search -----------------------------------------------------------------------------------

@@ -109,6 +109,11 @@ class Guest:
         #: pages a second a random region's walk could select when its virtual CPUs' time held
         #: it below its plan (``WorkloadDriver._paced``), by region
         self.walk_pace: dict[tuple[int, int], float] = {}
+        #: which of its regions held the others of the same requests back when last walked
+        #: together (``WorkloadDriver._walk_together``)
+        self.walks_lead = 0
+        #: and the share of their laps they got through then
+        self.walks_reach = 1.0
         self.state = LOGGED_OFF
         self.eligible_since: float | None = None
         #: when the guest entered its scheduler class (dormant, eligible, dispatch): CP's demand
