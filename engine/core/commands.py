@@ -410,7 +410,8 @@ class CommandProcessor:
         if link is None or not link.chpids:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because there is no ISFC "
                           f"link between {g.member} and {dest.name}")
-        problem = storage_check(g, dest, opts.force_storage)
+        problem = storage_check(g, dest, opts.force_storage,
+                                self.sim.reloc.arriving_pages(dest.name))
         if problem:
             raise CPError("HCPRLH1940E", f"{g.userid} {verb} {dest.name} because {problem}")
         if test:

@@ -269,18 +269,30 @@ def inbound_frames(dest: Member) -> int:
     return max(0, int(room * 256 / (256 + dest.frames_per_seg)) - dest.seg_reserve)
 
 
-def storage_check(guest: Guest, dest: Member, force: bool) -> str | None:
-    """The mandatory and optional storage checks; a message when one fails, else None."""
+def current_storage(guest: Guest, dest: Member) -> int:
+    """Frames' worth of storage ``guest`` takes on ``dest``: its storage and VDISKs, and CP's
+    structures for it (the page management block of every megabyte, ``pgmbk_kib``)."""
+    cur = guest.cfg.storage_pages + guest.cfg.vdisk_total_pages
+    return cur + math.ceil(cur / 256 * dest.frames_per_seg)
+
+
+def storage_check(guest: Guest, dest: Member, force: bool, arriving: int = 0) -> str | None:
+    """The mandatory and optional storage checks; a message when one fails, else None.
+
+    ``arriving``: the pages relocations already under way to ``dest`` have still to bring
+    (``RelocationEngine.arriving_pages``): the storage available is what they leave (less
+    than 0: pages of the guest itself that are there already)."""
     cfg = guest.cfg
-    # CP's structures for it: the page management block of every megabyte (``pgmbk_kib``)
-    cur = cfg.storage_pages + cfg.vdisk_total_pages
-    cur += math.ceil(cur / 256 * dest.frames_per_seg)
+    cur = current_storage(guest, dest)
     mx = cfg.max_pages + cfg.vdisk_total_pages
     mx += math.ceil(mx / 256 * dest.frames_per_seg)
-    avail = dest.free_frames + dest.xstor_free + dest.slots_free
-    aux = dest.slots_free
+    avail = dest.free_frames + dest.xstor_free + dest.slots_free - arriving
+    aux = dest.slots_free - arriving
     cap = (f"central {format_size(max(dest.free_frames, 0))}, XSTOR "
-           f"{format_size(max(dest.xstor_free, 0))}, paging {format_size(max(aux, 0))}")
+           f"{format_size(max(dest.xstor_free, 0))}, paging "
+           f"{format_size(max(dest.slots_free, 0))}")
+    if arriving > 0:
+        cap += f", less {format_size(arriving)} still to arrive from relocations under way"
     if cur > avail:
         return (f"its current storage ({format_size(cur)}, with VDISKs and CP structures) exceeds "
                 f"the storage available on {dest.name} ({format_size(avail)}: {cap})")
@@ -1069,6 +1081,13 @@ class RelocationEngine(MoveEngine[Relocation]):
                     # (the writes it could make in what the step's paging I/O offers now are
                     # made: the devices' queue holds the rest)
                     dst_io_spent = avail - (had - pool[0]) < 1.0
+                    if dst_frames_short and dst.slots_free <= 0 and dst.xstor_free <= 0:
+                        # nowhere left on the destination for its pages: CP's storage check
+                        # fails as the pass goes (waiting, it waited for ever)
+                        self.abort(r, f"{g.userid} is not relocated to {r.dest} because "
+                                      f"{r.dest} has no paging space left for its pages",
+                                   "storage check failed", now=now)
+                        break
                 # held back only when the pages wait: room made in time (frames freed to
                 # XSTOR, or within the step's paging I/O) costs no time
                 self._held(r, "destination", "frames", dst_frames_short)
@@ -1180,7 +1199,10 @@ class RelocationEngine(MoveEngine[Relocation]):
         if cur.kind == "penultimate":
             self._begin_pass(r, "final", dirty)
             return
-        problem = storage_check(g, sim.members[r.dest], r.options.force_storage) \
+        # (what has arrived of the guest is storage it holds there already)
+        held = r.incoming.instantiated if r.incoming is not None else 0
+        problem = storage_check(g, sim.members[r.dest], r.options.force_storage,
+                                self.arriving_pages(r.dest, but=r) - held) \
             if cur.kind != "first" else None
         if problem:
             self.abort(r, f"{g.userid} is not relocated to {r.dest} because {problem}",
@@ -1411,6 +1433,14 @@ class RelocationEngine(MoveEngine[Relocation]):
             return 0.0
         ordered = self._link_s_per_page(r, max(1, self.sharers.get(r, 1)))
         return round(1.0 / max(ordered, *self._page_cpu_s(r)), 3)
+
+    def arriving_pages(self, member: str, but: Relocation | None = None) -> int:
+        """Pages the relocations under way to ``member`` (``but`` one) have still to bring:
+        each guest's storage and CP's structures for it, less what has arrived of it."""
+        dst = self.sim.members[member]
+        return sum(max(0, current_storage(r.guest, dst) - r.incoming.instantiated)
+                   for r in self.all if r.active and r is not but and r.dest == member
+                   and r.incoming is not None)
 
     def incoming_on(self, member: str) -> list[Guest]:
         """Guests arriving on ``member``: their pages already take its frames."""

@@ -511,3 +511,101 @@ command = "VMRELOCATE MOVE USER LNX TO DST MAXQUIESCE NOLIMIT"
     behind, ahead = out(resident[:r.cursor]), out(resident[r.cursor:])
     assert ahead > 100_000  # the destination is short: many pages are out
     assert behind < 0.05 * (behind + ahead)
+
+
+def paging_short(link: str, res_command: str, second: bool) -> str:
+    """MOVER (8G, 7,000 MB touched, idle) relocates from SRC to DST at 30 s: DST has 4G of
+    central storage and 9G of paging space, room for one such guest; G2, alike, goes too
+    (``second``), and RES on DST runs ``res_command`` from 29 s."""
+    two = '''
+[[guest]]
+userid = "G2"
+member = "SRC"
+storage = "8G"
+workload = { type = "seqtouch", buffer_mb = 7000, rate_pages_s = 400000 }
+[[timeline]]
+at_s = 20
+command = "WORKLOAD G2 START IDLE"
+[[timeline]]
+at_s = 30
+command = "VMRELOCATE MOVE USER G2 TO DST ASYNC"
+''' if second else ""
+    return f'''
+format = "ssisim-scenario"
+version = 1
+name = "paging space short"
+[run]
+seed = 1
+duration_s = 600
+step_s = 1
+[[member]]
+name = "SRC"
+cpus = 4
+central = "40G"
+  [[member.volume]]
+  size = "64G"
+[[member]]
+name = "DST"
+cpus = 4
+central = "4G"
+  [[member.volume]]
+  size = "9G"
+[[link]]
+members = ["SRC", "DST"]
+chpids = [{link}]
+[[guest]]
+userid = "MOVER"
+member = "SRC"
+storage = "8G"
+workload = {{ type = "seqtouch", buffer_mb = 7000, rate_pages_s = 400000 }}
+[[guest]]
+userid = "RES"
+member = "DST"
+storage = "8G"
+workload = {{ type = "none" }}
+[[timeline]]
+at_s = 20
+command = "WORKLOAD MOVER START IDLE"
+[[timeline]]
+at_s = 29
+command = "{res_command}"
+[[timeline]]
+at_s = 30
+command = "VMRELOCATE MOVE USER MOVER TO DST ASYNC"
+{two}'''
+
+
+def test_relocations_under_way_count_against_the_destinations_storage() -> None:
+    """Each of two guests fits DST alone, not both: the second VMRELOCATE, issued while the
+    first is under way, is refused with the storage still to arrive named; the first, whose
+    pages DST pages out as they come, counts them as its own at its checks after each pass.
+    (Both were let go and stood in their first pass for ever, the destination's paging space
+    full; alone, the first failed its check after pass 1 for the space its own pages took.)"""
+    text = paging_short("{gbps = 8, ctcs = 4}", "WORKLOAD RES START NONE", second=True)
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(400)
+    s = build_summary(sim)
+    (r,) = s["relocations"]
+    assert r["guest"] == "MOVER" and r["result"] == "relocated"
+    (refused,) = [c for c in s["commands"] if c["rc"] != 0]
+    assert "G2" in refused["command"]
+    assert "still to arrive from relocations under way" in refused["response"][0]
+    assert sim.members["DST"].slots_free > 0
+
+
+def test_a_relocation_whose_destination_runs_out_of_paging_space_is_cancelled() -> None:
+    """RES grows on DST while MOVER's first pass comes over a slow link, until DST has no
+    frame, slot or block for MOVER's next page: the relocation is cancelled (it waited for
+    room for ever, and RES, its pages out of room too, stood still), and RES goes on."""
+    text = paging_short("{gbps = 2, ctcs = 1}",
+                        "WORKLOAD RES START SEQTOUCH BUFFER_MB 7000 RATE_PAGES_S 50000",
+                        second=False)
+    sim = Simulation(loads_scenario(text))
+    sim.run_until(400)
+    (r,) = build_summary(sim)["relocations"]
+    assert r["result"] == "storage check failed"
+    assert "DST has no paging space left for its pages" in r["message"]
+    res = sim.guests["RES"]
+    before = res.units_total
+    sim.run_until(450)
+    assert res.units_total > before
