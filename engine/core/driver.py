@@ -27,7 +27,7 @@ PACE_S = 1.0
 #: rounds in which the regions of a request workload are walked together, in parts of how
 #: far they got in the last step (``WorkloadDriver._walk_together``): a way of computing;
 #: where one of them stops, the others have gone at most a round's part further
-TOGETHER_ROUNDS = 8
+TOGETHER_ROUNDS = 4
 
 #: the most times a step's touches of one region wait for the demand scan to free frames (each
 #: time it frees a piece, ``Pager.make_room``): a bound that only a runaway loop reaches
@@ -284,7 +284,12 @@ class WorkloadDriver:
         lead = g.walks_lead if g.walks_lead < len(walks) else 0
         order = [lead] + [i for i in range(len(walks)) if i != lead]
         stop = K.STOP_DONE
-        step = max(g.walks_reach, 1.0 / 1024) / TOGETHER_ROUNDS
+        # (one round where they went the whole lap last step without a fault: nothing holds
+        # either back now unless that changed, and where one stops it leads from then on)
+        step = 1.0 if g.walks_reach >= 1.0 and g.walks_quiet \
+            else max(g.walks_reach, 1.0 / 1024) / TOGETHER_ROUNDS
+        c = g.counters
+        faults0 = c.new + c.xstor_in + c.dasd_in
         target = reach = 0.0
         while target < 1.0 and stop == K.STOP_DONE:
             target = min(1.0, target + step)
@@ -301,6 +306,7 @@ class WorkloadDriver:
                     stop = run.stop
                     g.walks_lead = i
         g.walks_reach = reach
+        g.walks_quiet = stop == K.STOP_DONE and c.new + c.xstor_in + c.dasd_in == faults0
         for run in walks:
             run.stop = stop
             run.end()

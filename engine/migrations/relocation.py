@@ -276,28 +276,52 @@ def current_storage(guest: Guest, dest: Member) -> int:
     return cur + math.ceil(cur / 256 * dest.frames_per_seg)
 
 
-def storage_check(guest: Guest, dest: Member, force: bool, arriving: int = 0) -> str | None:
+def storage_check(guest: Guest, dest: Member, force: bool, arriving: int = 0,
+                  own: Guest | None = None) -> str | None:
     """The mandatory and optional storage checks; a message when one fails, else None.
 
     ``arriving``: the pages relocations already under way to ``dest`` have still to bring
-    (``RelocationEngine.arriving_pages``): the storage available is what they leave (less
-    than 0: pages of the guest itself that are there already)."""
+    (``RelocationEngine.arriving_pages``): the storage available is what they leave, and of
+    the paging space what they leave once they have filled the free frames and XSTOR, as they
+    do as they come. ``own``: the guest's copy arriving on ``dest`` (the checks after a pass):
+    the pages it has there already, and the slots they hold, are the guest's own."""
     cfg = guest.cfg
     cur = current_storage(guest, dest)
     mx = cfg.max_pages + cfg.vdisk_total_pages
     mx += math.ceil(mx / 256 * dest.frames_per_seg)
-    avail = dest.free_frames + dest.xstor_free + dest.slots_free - arriving
-    aux = dest.slots_free - arriving
+    held = own.instantiated if own is not None else 0
+    held_slots = own.n_slot if own is not None else 0
+    avail = dest.free_frames + dest.xstor_free + dest.slots_free - arriving + held
+    aux = dest.slots_free - max(0, arriving - max(0, dest.free_frames) - dest.xstor_free) \
+        + held_slots
     cap = (f"central {format_size(max(dest.free_frames, 0))}, XSTOR "
            f"{format_size(max(dest.xstor_free, 0))}, paging "
            f"{format_size(max(dest.slots_free, 0))}")
-    if arriving > 0:
-        cap += f", less {format_size(arriving)} still to arrive from relocations under way"
+    coming = (f", less {format_size(arriving)} still to arrive from relocations under way"
+              if arriving > 0 else "")
+    if held:
+        cap += f", its own {format_size(held)} there already"
+    cap += coming
+    room = format_size(max(avail, 0))
+    more = (f", its own {format_size(held_slots)} there already" if held_slots else "") + coming
+    paging = format_size(max(aux, 0)) + (f": paging {format_size(max(dest.slots_free, 0))}"
+                                         f"{more}" if more else "")
     if cur > avail:
         return (f"its current storage ({format_size(cur)}, with VDISKs and CP structures) exceeds "
-                f"the storage available on {dest.name} ({format_size(avail)}: {cap})")
+                f"the storage available on {dest.name} ({room}: {cap})")
     if force:
         return None
+    if cur > aux:
+        return (f"its current storage ({format_size(cur)}) exceeds the available paging space of "
+                f"{dest.name} ({paging}); FORCE STORAGE bypasses this check")
+    if mx > avail:
+        return (f"its maximum storage ({format_size(mx)}, with standby and reserved) exceeds the "
+                f"storage available on {dest.name} ({room}: {cap}); FORCE STORAGE "
+                f"bypasses this check")
+    if mx > aux:
+        return (f"its maximum storage ({format_size(mx)}) exceeds the available paging space of "
+                f"{dest.name} ({paging}); FORCE STORAGE bypasses this check")
+    return None
     if cur > aux:
         return (f"its current storage ({format_size(cur)}) exceeds the available paging space of "
                 f"{dest.name} ({format_size(aux)}); FORCE STORAGE bypasses this check")
@@ -1083,7 +1107,8 @@ class RelocationEngine(MoveEngine[Relocation]):
                     dst_io_spent = avail - (had - pool[0]) < 1.0
                     if dst_frames_short and dst.slots_free <= 0 and dst.xstor_free <= 0:
                         # nowhere left on the destination for its pages: CP's storage check
-                        # fails as the pass goes (waiting, it waited for ever)
+                        # fails as the pass goes (waiting, it waited until something else
+                        # gave room back, if anything did)
                         self.abort(r, f"{g.userid} is not relocated to {r.dest} because "
                                       f"{r.dest} has no paging space left for its pages",
                                    "storage check failed", now=now)
@@ -1200,9 +1225,8 @@ class RelocationEngine(MoveEngine[Relocation]):
             self._begin_pass(r, "final", dirty)
             return
         # (what has arrived of the guest is storage it holds there already)
-        held = r.incoming.instantiated if r.incoming is not None else 0
         problem = storage_check(g, sim.members[r.dest], r.options.force_storage,
-                                self.arriving_pages(r.dest, but=r) - held) \
+                                self.arriving_pages(r.dest, but=r), own=r.incoming) \
             if cur.kind != "first" else None
         if problem:
             self.abort(r, f"{g.userid} is not relocated to {r.dest} because {problem}",

@@ -112,8 +112,9 @@ class Guest:
         #: which of its regions held the others of the same requests back when last walked
         #: together (``WorkloadDriver._walk_together``)
         self.walks_lead = 0
-        #: and the share of their laps they got through then
+        #: and the share of their laps they got through then, and whether without a fault
         self.walks_reach = 1.0
+        self.walks_quiet = False
         self.state = LOGGED_OFF
         self.eligible_since: float | None = None
         #: when the guest entered its scheduler class (dormant, eligible, dispatch): CP's demand
@@ -434,6 +435,7 @@ class Guest:
         self.workload = workload
         if keep_cursors:
             self.walk_pace = {}  # (its regions, and what holds them back, may differ)
+            self.walks_lead, self.walks_reach, self.walks_quiet = 0, 1.0, False
             return
         self.reset_cursors()
 
@@ -456,6 +458,7 @@ class Guest:
         self.cursors = []
         self.gap_log_q = {}
         self.walk_pace = {}
+        self.walks_lead, self.walks_reach, self.walks_quiet = 0, 1.0, False
 
     def cursor(self, i: int, lo: int) -> list[int]:
         """The walk state ``[position, next_selected]`` of region ``i``."""
