@@ -251,8 +251,11 @@ class WorkloadDriver:
         pend = g.pending.get(r.key)
         if pend is not None:
             return pend[1] == r.write_frac
-        if g.settled.get(r.key) == g.page_gen:
-            return True
+        return g.settled.get(r.key) == g.page_gen or self._first_touches_held(m, g)
+
+    def _first_touches_held(self, m: Member, g: Guest) -> bool:
+        """Whether first touches may be held back: nothing of the guest is out and the member
+        pages nothing and has room (``_defer_random``)."""
         return self.world.defer_first_touches and not (
             g.n_xst or g.n_dsd or m.xstor_used or m.slots_used or not m.roomy)
 
@@ -344,8 +347,7 @@ class WorkloadDriver:
         elif g.settled.get(key) == g.page_gen:
             untouched = 0
         else:
-            if not self.world.defer_first_touches or g.n_xst or g.n_dsd or m.xstor_used \
-                    or m.slots_used or not m.roomy:
+            if not self._first_touches_held(m, g):
                 return None  # pages are out, or may have to go: which ones matters
             assert g.planes is not None
             untouched = K.count_untouched(g.planes, r.lo, r.hi)
